@@ -1,0 +1,37 @@
+"""Shared fixtures: where the shared corpus lives, and skipping cleanly without it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+MODELS = REPO / "tests" / "models"
+# The corpus sits beside the checkout (../shared/corpus); TOPSPIN_CORPUS overrides it.
+CORPUS = Path(os.environ.get("TOPSPIN_CORPUS", REPO.parent / "shared" / "corpus"))
+
+
+def corpus_files() -> list[Path]:
+    """Every Promela model of the shared corpus (empty when the corpus is absent)."""
+    if not CORPUS.is_dir():
+        return []
+    return sorted(p for p in CORPUS.rglob("*") if p.suffix in (".p", ".pml"))
+
+
+@pytest.fixture
+def corpus() -> Path:
+    if not CORPUS.is_dir():
+        pytest.skip(f"shared corpus not found at {CORPUS}")
+    return CORPUS
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _toolchain_present():
+    # The tests that claim verification results run real spin, gcc and pan; `make test`
+    # installs them, so their absence is a set-up error, not a reason to skip.
+    missing = [tool for tool in ("spin", "gcc") if shutil.which(tool) is None]
+    if missing:
+        pytest.exit(f"missing tools: {', '.join(missing)} (run `make test`, which installs them)", 2)

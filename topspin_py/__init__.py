@@ -1,0 +1,3 @@
+"""topspin-py: symmetry reduction for the SPIN model checker."""
+
+__version__ = "0.1.0"
