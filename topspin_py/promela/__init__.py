@@ -1,0 +1,18 @@
+"""The Promela front end: preprocessing, parsing, the AST, the printer and the Model.
+
+Public entry points:
+
+* ``parse_file(path, defines=()) -> ast.Spec``: preprocess like spin, then parse.
+* ``parse_text(text, filename) -> ast.Spec``: parse text that is already preprocessed.
+* ``print_spec(spec) -> str``: Promela text that spin accepts and that parses back to ``spec``.
+* ``build_model(spec) -> Model`` / ``load_model(path, defines=()) -> Model``.
+
+Syntax and preprocessing errors are raised as ``PromelaSyntaxError`` / ``PreprocessorError``
+carrying the position in the user's file.
+"""
+
+from .parser import parse_file, parse_text
+from .printer import print_spec
+from .model import Model, build_model, load_model
+
+__all__ = ["parse_file", "parse_text", "print_spec", "Model", "build_model", "load_model"]
