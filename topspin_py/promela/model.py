@@ -1,0 +1,307 @@
+"""The Model: what a parsed specification declares and which processes and channels it starts.
+
+Numbering follows SPIN 6.5.2's verifier (checked against pan):
+
+* pids: ``active`` proctypes and ``init`` get pids in declaration order (``active [N]`` takes
+  N consecutive pids); processes started by ``run`` follow, in the order the runs execute.
+* channel ids are 1-based: global channels first, in declaration order (an array of channels
+  takes consecutive ids), then each process's local channels as the process is created.
+* mtype values: each ``mtype`` declaration numbers its names from the last one down, above the
+  values of earlier declarations of the same mtype (``mtype = {a, b}`` gives a=2, b=1).
+
+Runs whose execution cannot be decided from the text (inside ``if``/``do``, in proctypes
+other than ``init``) are listed in ``dynamic_runs``; the symmetry analysis treats them
+conservatively.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import ModelError, SourcePos
+from . import ast
+from .inline import expand_inlines
+from .parser import parse_file
+
+INIT = ":init:"  # the name SPIN gives the init process (procname[] in pan.c)
+
+
+@dataclass
+class Variable:
+    """A declared variable: global (``owner`` None) or local to a proctype."""
+
+    name: str
+    type: ast.TypeName
+    size: int | None  # array length, None for a scalar
+    init: object | None  # initialiser expression or ChanInit
+    owner: str | None
+    visibility: str | None
+    is_param: bool = False
+    bits: int | None = None  # width of an `unsigned` variable
+    pos: SourcePos | None = None
+
+
+@dataclass
+class ProcessInstance:
+    """A process the model starts, with the pid SPIN gives it."""
+
+    pid: int
+    proctype: str  # INIT for init
+    origin: str  # "active", "init" or "run"
+    args: list = field(default_factory=list)  # argument expressions of `run`
+    pos: SourcePos | None = None
+
+
+@dataclass
+class StaticChannel:
+    """A channel created by a declaration with an initialiser, with its SPIN channel id."""
+
+    id: int  # 1-based, as held by chan variables
+    name: str  # `q[2]`, or `proctype(pid).name` for a local channel
+    capacity: int
+    fields: list[ast.TypeName]
+    owner_pid: int | None  # None for a global channel
+    pos: SourcePos | None = None
+
+
+@dataclass
+class Model:
+    """A specification and the facts about it that later stages need."""
+
+    spec: ast.Spec  # as written (inline definitions and calls kept)
+    expanded: ast.Spec  # inline calls expanded
+    path: str | None
+    mtypes: dict[str, int]
+    mtype_sets: dict[str | None, list[str]]
+    typedefs: dict[str, ast.TypeDef]
+    globals: list[Variable]
+    proctypes: dict[str, ast.Proctype]
+    init: ast.Init | None
+    locals: dict[str, list[Variable]]  # proctype name (INIT for init) -> its locals and params
+    processes: list[ProcessInstance]
+    channels: list[StaticChannel]
+    never_claims: list[ast.Never]
+    ltl: list[ast.Ltl]
+    dynamic_runs: list[ast.Run]
+
+    @property
+    def has_claim(self) -> bool:
+        return bool(self.never_claims or self.ltl)
+
+    def processes_of(self, proctype: str) -> list[ProcessInstance]:
+        return [p for p in self.processes if p.proctype == proctype]
+
+    def global_named(self, name: str) -> Variable | None:
+        return next((v for v in self.globals if v.name == name), None)
+
+
+def load_model(path: str | Path, defines: tuple[str, ...] | list[str] = ()) -> Model:
+    """Preprocess, parse and build the Model of the file at ``path``."""
+    return build_model(parse_file(path, defines), str(path))
+
+
+def build_model(spec: ast.Spec, path: str | None = None) -> Model:
+    """Collect declarations, number mtypes, processes and channels."""
+    return _Builder(spec, path).build()
+
+
+class _Builder:
+    def __init__(self, spec: ast.Spec, path: str | None) -> None:
+        self.spec = spec
+        self.path = path
+        self.expanded = expand_inlines(spec)
+        self.mtypes: dict[str, int] = {}
+        self.mtype_sets: dict[str | None, list[str]] = {}
+        self.consts: dict[str, int] = {}
+
+    def build(self) -> Model:
+        units = self.expanded.units
+        for unit in units:
+            if isinstance(unit, ast.MtypeDecl):
+                self._number_mtypes(unit)
+        typedefs = {u.name: u for u in units if isinstance(u, ast.TypeDef)}
+        globals_ = [v for u in units if isinstance(u, ast.Decl) for v in self._variables(u, None)]
+        proctypes = {u.name: u for u in units if isinstance(u, ast.Proctype)}
+        inits = [u for u in units if isinstance(u, ast.Init)]
+        if len(inits) > 1:
+            raise ModelError("more than one init process", inits[1].pos)
+        locals_ = {name: self._locals(p.params, p.body, name) for name, p in proctypes.items()}
+        if inits:
+            locals_[INIT] = self._locals([], inits[0].body, INIT)
+        processes, dynamic = self._processes(units, proctypes)
+        channels = self._channels(globals_, processes, locals_)
+        return Model(
+            spec=self.spec, expanded=self.expanded, path=self.path, mtypes=self.mtypes,
+            mtype_sets=self.mtype_sets, typedefs=typedefs, globals=globals_, proctypes=proctypes,
+            init=inits[0] if inits else None, locals=locals_, processes=processes,
+            channels=channels, never_claims=[u for u in units if isinstance(u, ast.Never)],
+            ltl=[u for u in units if isinstance(u, ast.Ltl)], dynamic_runs=dynamic,
+        )
+
+    # ------------------------------------------------------------------ declarations
+    def _number_mtypes(self, decl: ast.MtypeDecl) -> None:
+        names = self.mtype_sets.setdefault(decl.subtype, [])
+        base = len(names)
+        for i, name in enumerate(decl.names):
+            self.mtypes[name] = base + len(decl.names) - i
+        names.extend(decl.names)
+
+    def _variables(self, decl: ast.Decl, owner: str | None, is_param: bool = False) -> list[Variable]:
+        result = []
+        for var in decl.vars:
+            size = self.evaluate(var.size) if var.size is not None else None
+            bits = self.evaluate(var.bits) if var.bits is not None else None
+            result.append(Variable(var.name, decl.type, size, var.init, owner, decl.visibility,
+                                   is_param, bits, var.pos))
+        return result
+
+    def _locals(self, params, body, owner: str) -> list[Variable]:
+        found = [v for p in params for v in self._variables(p, owner, is_param=True)]
+        for node in body.walk():
+            if isinstance(node, ast.Decl):
+                found.extend(self._variables(node, owner))
+        return found
+
+    def evaluate(self, expr, env: dict[str, int] | None = None) -> int:
+        """The value of a constant expression (after preprocessing, sizes are constants)."""
+        value = constant_value(expr, {**self.mtypes, **(env or {})})
+        if value is None:
+            raise ModelError("this must be a constant expression", getattr(expr, "pos", None),
+                             hint="array sizes, channel capacities and `active [N]` take constants "
+                                  "(use #define for a named constant)")
+        return value
+
+    # ------------------------------------------------------------------ processes
+    def _processes(self, units, proctypes) -> tuple[list[ProcessInstance], list[ast.Run]]:
+        processes: list[ProcessInstance] = []
+        init = None
+        for unit in units:
+            if isinstance(unit, ast.Proctype) and unit.active is not None:
+                for _ in range(self.evaluate(unit.active)):
+                    processes.append(ProcessInstance(len(processes), unit.name, "active", pos=unit.pos))
+            elif isinstance(unit, ast.Init):
+                init = unit
+                processes.append(ProcessInstance(len(processes), INIT, "init", pos=unit.pos))
+        dynamic: list[ast.Run] = []
+        if init is not None:
+            self._static_runs(init.body, {}, processes, dynamic, proctypes)
+        # Runs anywhere else cannot be placed statically.
+        for unit in units:
+            if isinstance(unit, ast.Proctype):
+                dynamic.extend(n for n in unit.body.walk() if isinstance(n, ast.Run))
+        return processes, dynamic
+
+    def _static_runs(self, seq, env, processes, dynamic, proctypes) -> bool:
+        """Add the runs that straight-line code in ``seq`` executes; False once control
+        flow makes the rest undecidable (those runs go to ``dynamic``)."""
+        for step in seq.steps:
+            stmt = step.stmt if isinstance(step, ast.Labeled) else step
+            if isinstance(stmt, (ast.Atomic, ast.DStep, ast.Block)):
+                if not self._static_runs(stmt.body, env, processes, dynamic, proctypes):
+                    return False
+                continue
+            if isinstance(stmt, ast.ForRange) and stmt.var.index is None:
+                lo = constant_value(stmt.lo, {**self.mtypes, **env})
+                hi = constant_value(stmt.hi, {**self.mtypes, **env})
+                if lo is not None and hi is not None:
+                    for value in range(lo, hi + 1):
+                        inner = {**env, stmt.var.name: value}
+                        if not self._static_runs(stmt.body, inner, processes, dynamic, proctypes):
+                            return False
+                    continue
+            run = _run_of(stmt)
+            if run is not None:
+                if run.proctype not in proctypes:
+                    raise ModelError(f"run of an undeclared proctype '{run.proctype}'", run.pos)
+                args = [_fold(a, {**self.mtypes, **env}) for a in run.args]
+                processes.append(ProcessInstance(len(processes), run.proctype, "run", args, run.pos))
+                continue
+            nested = [n for n in stmt.walk() if isinstance(n, ast.Run)]
+            if nested:
+                dynamic.extend(nested)
+                self._collect_rest(seq, step, dynamic)
+                return False
+            if isinstance(stmt, (ast.Goto, ast.Break, ast.If, ast.Do, ast.Unless)):
+                self._collect_rest(seq, step, dynamic)
+                return False
+        return True
+
+    @staticmethod
+    def _collect_rest(seq, after, dynamic) -> None:
+        index = next(i for i, s in enumerate(seq.steps) if s is after)
+        for step in seq.steps[index + 1:]:
+            dynamic.extend(n for n in step.walk() if isinstance(n, ast.Run))
+
+    # ------------------------------------------------------------------ channels
+    def _channels(self, globals_, processes, locals_) -> list[StaticChannel]:
+        channels: list[StaticChannel] = []
+
+        def add(var: Variable, owner_pid: int | None, prefix: str) -> None:
+            if not isinstance(var.init, ast.ChanInit):
+                return
+            capacity = self.evaluate(var.init.capacity)
+            names = [f"{var.name}[{i}]" for i in range(var.size)] if var.size is not None else [var.name]
+            for name in names:
+                channels.append(StaticChannel(len(channels) + 1, prefix + name, capacity,
+                                              var.init.fields, owner_pid, var.pos))
+
+        for var in globals_:
+            add(var, None, "")
+        for proc in processes:
+            for var in locals_.get(proc.proctype, []):
+                add(var, proc.pid, f"{proc.proctype}({proc.pid}).")
+        return channels
+
+
+def _run_of(stmt):
+    if isinstance(stmt, ast.ExprStmt) and isinstance(stmt.expr, ast.Run):
+        return stmt.expr
+    if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Run):
+        return stmt.value
+    return None
+
+
+def _fold(expr, env):
+    """``expr`` with a constant value folded to ``Const`` (run arguments in unrolled loops)."""
+    value = constant_value(expr, env)
+    return ast.Const(value=value, pos=expr.pos) if value is not None else expr
+
+
+_BINARY = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "/": lambda a, b: int(a / b) if b else None, "%": lambda a, b: a - b * int(a / b) if b else None,
+    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b, "&": lambda a, b: a & b,
+    "|": lambda a, b: a | b, "^": lambda a, b: a ^ b, "&&": lambda a, b: int(bool(a and b)),
+    "||": lambda a, b: int(bool(a or b)), "==": lambda a, b: int(a == b),
+    "!=": lambda a, b: int(a != b), "<": lambda a, b: int(a < b), "<=": lambda a, b: int(a <= b),
+    ">": lambda a, b: int(a > b), ">=": lambda a, b: int(a >= b),
+}
+
+
+def constant_value(expr, names: dict[str, int] | None = None) -> int | None:
+    """The value of ``expr`` if it is built from constants and the given ``names`` (C semantics
+    for division), else None."""
+    names = names or {}
+    if isinstance(expr, ast.Const):
+        return expr.value
+    if isinstance(expr, ast.VarRef) and expr.index is None and expr.field is None:
+        if expr.name in ("true", "false"):
+            return int(expr.name == "true")
+        return names.get(expr.name)
+    if isinstance(expr, ast.BinOp):
+        left, right = constant_value(expr.left, names), constant_value(expr.right, names)
+        if left is None or right is None:
+            return None
+        return _BINARY[expr.op](left, right)
+    if isinstance(expr, ast.UnOp):
+        value = constant_value(expr.operand, names)
+        if value is None:
+            return None
+        return {"-": -value, "!": int(not value), "~": ~value}[expr.op]
+    if isinstance(expr, ast.CondExpr):
+        cond = constant_value(expr.cond, names)
+        if cond is None:
+            return None
+        return constant_value(expr.then if cond else expr.other, names)
+    return None
