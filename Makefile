@@ -1,0 +1,45 @@
+# topspin-py: set-up, demo, tests and benchmarks.
+#   make demo   install spin/gcc if missing, create .venv, install, verify an example
+#   make test   the same set-up, then the test suite
+#   make bench  the benchmarks (side by side with plain SPIN)
+
+PYTHON  ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+# apt-get needs root: use sudo when we are not root and it is there.
+SUDO    := $(shell [ "$$(id -u)" -eq 0 ] || { command -v sudo >/dev/null 2>&1 && echo sudo; })
+EXAMPLE ?= examples/mutex.pml
+
+.PHONY: demo test bench system-deps venv clean
+
+system-deps:
+	@missing=""; \
+	command -v spin >/dev/null 2>&1 || missing="$$missing spin"; \
+	command -v gcc  >/dev/null 2>&1 || missing="$$missing gcc"; \
+	$(PYTHON) -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="$$missing python3-venv"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing$$missing with apt-get"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi; \
+	spin -V
+
+$(BIN)/topspin-py: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $@
+
+venv: system-deps $(BIN)/topspin-py
+
+demo: venv
+	$(BIN)/topspin-py verify $(EXAMPLE)
+
+test: venv
+	$(BIN)/python -m pytest -q -ra tests
+
+bench: venv
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache
