@@ -1,0 +1,248 @@
+"""Helpers for the model-driven tests: expectation headers, plain SPIN runs, model generators.
+
+Expectation headers
+-------------------
+Every model in ``tests/models/`` starts with a block comment.  Each line of that comment that
+contains ``expect:`` describes one run of the model; the rest of the comment is prose.  The text
+after ``expect:`` is split like a shell command line (``shlex``: quote values that hold spaces)
+into ``key=value`` words::
+
+    /* A two-process handshake.
+       expect: flags=-DNOREDUCE states=12 transitions=47 errors=0
+       expect: pan="-a -N p1" states=30 transitions=61 errors=1
+       Counts measured with plain spin 6.5.2. */
+
+Keys of a run (``flags``, ``defines`` and ``pan`` may repeat and accumulate):
+
+``flags``
+    C compiler flags for pan.c, e.g. ``-DNOREDUCE``, ``-DSAFETY``, ``-DNP``.
+``defines``
+    preprocessor definitions for the model itself, given to ``spin -a``, e.g. ``-DN=3``.
+``pan``
+    arguments of the pan binary, e.g. ``-m100000`` or ``"-a -N p1"``.
+``states`` ``transitions`` ``matched`` ``errors`` ``depth``
+    the counts pan must report (``states, stored``, ``transitions``, ``states, matched``,
+    ``errors:``, ``depth reached``).  Numbers, compared as numbers (pan prints ``%9.8g``).
+
+Models that a user gets an error for live in ``tests/models/bad/`` and have one line::
+
+    /* expect: error line=7 message="undeclared variable" */
+
+``error`` (a bare word) says that the tool must refuse the model (exit status 2, no traceback),
+``line`` is the line of the model the message must point at (``file:line`` in stderr) and
+``message`` a fragment the message must contain (case-insensitive).  ``file=include/x.h`` names
+the file the line is in when it is not the model itself.
+
+Plain SPIN runs
+---------------
+:func:`run_spin` runs ``spin -a``, ``gcc`` and ``pan`` in a temporary directory and parses pan's
+report into a :class:`PanResult`; it is the reference our own tool's numbers are checked against.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+COUNT_KEYS = ("states", "transitions", "matched", "errors", "depth")
+LIST_KEYS = ("flags", "defines", "pan")
+ERROR_KEYS = ("line", "message", "file")
+
+
+class HeaderError(ValueError):
+    """The expectation header of a model is malformed."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run of a model and the counts it must give."""
+
+    flags: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()
+    pan: tuple[str, ...] = ()
+    expect: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return dict(self.expect)
+
+    def label(self) -> str:
+        words = [*self.flags, *self.defines, *self.pan]
+        return " ".join(words) if words else "default"
+
+
+@dataclass(frozen=True)
+class ErrorExpectation:
+    """What the user must be told about a model that is refused."""
+
+    line: int | None = None
+    message: str | None = None
+    file: str | None = None
+
+
+@dataclass
+class Header:
+    runs: list[Run] = field(default_factory=list)
+    error: ErrorExpectation | None = None
+
+
+_LEADING_COMMENT = re.compile(r"\A\s*/\*(.*?)\*/", re.S)
+
+
+def parse_header(text: str, where: str = "<model>") -> Header:
+    """The expectations of a model, from its leading block comment."""
+    m = _LEADING_COMMENT.match(text)
+    if not m:
+        raise HeaderError(f"{where}: no leading /* expect: ... */ comment")
+    header = Header()
+    for line in m.group(1).splitlines():
+        if "expect:" not in line:
+            continue
+        spec = line.split("expect:", 1)[1]
+        try:
+            words = shlex.split(spec)
+        except ValueError as e:
+            raise HeaderError(f"{where}: bad expect line {spec!r}: {e}") from None
+        if words and words[0] == "error":
+            if header.error is not None or header.runs:
+                raise HeaderError(f"{where}: an 'error' expectation must be the only one")
+            header.error = _parse_error(words[1:], where)
+            continue
+        if header.error is not None:
+            raise HeaderError(f"{where}: an 'error' expectation must be the only one")
+        header.runs.append(_parse_run(words, where))
+    if not header.runs and header.error is None:
+        raise HeaderError(f"{where}: the leading comment has no 'expect:' line")
+    return header
+
+
+def _split_kv(word: str, where: str) -> tuple[str, str]:
+    if "=" not in word:
+        raise HeaderError(f"{where}: expected key=value, got {word!r}")
+    key, value = word.split("=", 1)
+    return key, value
+
+
+def _parse_run(words: list[str], where: str) -> Run:
+    lists: dict[str, list[str]] = {k: [] for k in LIST_KEYS}
+    counts: dict[str, int] = {}
+    for word in words:
+        key, value = _split_kv(word, where)
+        if key in LIST_KEYS:
+            lists[key].extend(shlex.split(value))
+        elif key in COUNT_KEYS:
+            if key in counts:
+                raise HeaderError(f"{where}: {key} given twice")
+            try:
+                counts[key] = int(value)
+            except ValueError:
+                raise HeaderError(f"{where}: {key}={value!r} is not an integer") from None
+        else:
+            raise HeaderError(f"{where}: unknown key {key!r} (known: "
+                              f"{', '.join(LIST_KEYS + COUNT_KEYS)})")
+    if not counts:
+        raise HeaderError(f"{where}: an expect line states no count")
+    return Run(flags=tuple(lists["flags"]), defines=tuple(lists["defines"]),
+               pan=tuple(lists["pan"]), expect=tuple(counts.items()))
+
+
+def _parse_error(words: list[str], where: str) -> ErrorExpectation:
+    values: dict[str, str] = {}
+    for word in words:
+        key, value = _split_kv(word, where)
+        if key not in ERROR_KEYS:
+            raise HeaderError(f"{where}: unknown key {key!r} in an error expectation")
+        values[key] = value
+    line = values.get("line")
+    return ErrorExpectation(line=int(line) if line is not None else None,
+                            message=values.get("message"), file=values.get("file"))
+
+
+def read_header(path: Path) -> Header:
+    return parse_header(path.read_text(), str(path))
+
+
+# ------------------------------------------------------------------------------- plain spin
+
+
+@dataclass(frozen=True)
+class PanResult:
+    states: float
+    transitions: float
+    matched: float
+    errors: int
+    depth: int
+    output: str
+
+    def get(self, key: str) -> float:
+        return getattr(self, key)
+
+
+class SpinFailed(RuntimeError):
+    """spin, gcc or pan failed; the message carries their output."""
+
+
+_NUM = r"([0-9.]+(?:e[+-]?[0-9]+)?)"
+_PATTERNS = {
+    "states": re.compile(_NUM + r" states, stored"),
+    "matched": re.compile(_NUM + r" states, matched"),
+    "transitions": re.compile(_NUM + r" transitions \(="),
+    "errors": re.compile(r"errors: (\d+)"),
+    "depth": re.compile(r"depth reached (\d+)"),
+}
+
+
+def parse_pan_output(out: str) -> PanResult:
+    values: dict[str, float] = {}
+    for key, pattern in _PATTERNS.items():
+        m = pattern.search(out)
+        if not m:
+            raise SpinFailed(f"pan's report has no {key!r}:\n{out}")
+        values[key] = float(m.group(1))
+    return PanResult(states=values["states"], transitions=values["transitions"],
+                     matched=values["matched"], errors=int(values["errors"]),
+                     depth=int(values["depth"]), output=out)
+
+
+def _run(cmd: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess:
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return proc
+
+
+def run_spin(model: Path | None = None, *, text: str | None = None, flags=(), defines=(),
+             pan=(), timeout: float = 600) -> PanResult:
+    """Verify a model with plain spin + gcc + pan in a temporary directory.
+
+    Give either ``model`` (a file; it is used in place so that its ``#include``s resolve) or
+    ``text`` (written to a temporary ``model.pml``).
+    """
+    if (model is None) == (text is None):
+        raise TypeError("give exactly one of model and text")
+    with tempfile.TemporaryDirectory(prefix="topspin-test-") as tmp:
+        work = Path(tmp)
+        if text is not None:
+            source = work / "model.pml"
+            source.write_text(text)
+        else:
+            source = Path(model).resolve()
+        steps = [
+            ["spin", *defines, "-a", str(source)],
+            ["gcc", "-O2", "-w", *flags, "-o", "pan", "pan.c"],
+        ]
+        for cmd in steps:
+            proc = _run(cmd, work, timeout)
+            # spin reports some errors on stdout with status 0, so also look for "error".
+            if proc.returncode != 0 or (cmd[0] == "spin" and not (work / "pan.c").exists()):
+                raise SpinFailed(f"{shlex.join(cmd)} failed ({proc.returncode}):\n"
+                                 f"{proc.stdout}{proc.stderr}")
+        proc = _run(["./pan", *pan], work, timeout)
+        return parse_pan_output(proc.stdout + proc.stderr)
+
+
+def have_toolchain() -> bool:
+    return shutil.which("spin") is not None and shutil.which("gcc") is not None
