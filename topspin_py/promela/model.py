@@ -4,6 +4,8 @@ Numbering follows SPIN 6.5.2's verifier (checked against pan):
 
 * pids: ``active`` proctypes and ``init`` get pids in declaration order (``active [N]`` takes
   N consecutive pids); processes started by ``run`` follow, in the order the runs execute.
+  (A process that terminates frees its pid when it is the last one, so a later ``run`` can
+  reuse it; the numbering here is that of processes that are all still alive.)
 * channel ids are 1-based: global channels first, in declaration order (an array of channels
   takes consecutive ids), then each process's local channels as the process is created.
 * mtype values: each ``mtype`` declaration numbers its names from the last one down, above the

@@ -128,7 +128,9 @@ def _stmt(stmt, level: int) -> str:
     if isinstance(stmt, ast.Labeled):
         return f"{pad}{stmt.label}:\n" + _stmt(stmt.stmt, level)
     if isinstance(stmt, ast.Unless):
-        return _stmt(stmt.stmt, level) + f"\n{pad}unless\n" + _stmt(stmt.escape, level)
+        # `unless` stays on the line of the statement's end: after `od` or `fi` a newline would
+        # be an implied semicolon to spin.
+        return _stmt(stmt.stmt, level) + " unless " + _stmt(stmt.escape, level).lstrip()
     if isinstance(stmt, (ast.If, ast.Do)):
         open_, close = ("if", "fi") if isinstance(stmt, ast.If) else ("do", "od")
         text = f"{pad}{open_}\n"

@@ -1,0 +1,290 @@
+"""The front end: preprocessing, parsing, positions, the printer and the Model's numbering.
+
+The Model's pids, channel ids and mtype values are checked against real pan: the test writes
+assertions of what the Model says into the model itself and runs the verifier.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from topspin_py.errors import PreprocessorError, PromelaSyntaxError
+from topspin_py.promela import ast, build_model, load_model, parse_file, parse_text, print_spec
+from topspin_py.promela.model import INIT
+
+
+def write(tmp_path: Path, text: str, name: str = "m.pml") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def pan_errors(tmp_path: Path, model: Path) -> int:
+    """Run plain spin + gcc + pan on ``model``; the number of errors pan reports."""
+    subprocess.run(["spin", "-a", model.name], cwd=tmp_path, check=True, capture_output=True)
+    subprocess.run(["gcc", "-w", "-O1", "-o", "pan", "pan.c"], cwd=tmp_path, check=True)
+    out = subprocess.run(["./pan"], cwd=tmp_path, capture_output=True, text=True).stdout
+    return int(re.search(r"errors: (\d+)", out).group(1))
+
+
+# ------------------------------------------------------------------------ syntax errors
+
+def test_syntax_error_points_at_the_offending_token(tmp_path):
+    path = write(tmp_path, """\
+        byte x;
+        active proctype P() {
+            x = 1;
+            x = = 2
+        }
+        """)
+    with pytest.raises(PromelaSyntaxError) as info:
+        parse_file(path)
+    err = info.value
+    assert (err.pos.file, err.pos.line, err.pos.column) == (str(path), 4, 9)
+    rendered = err.render()
+    assert rendered.startswith(f"{path}:4:9: error: syntax error: unexpected '='")
+    assert "x = = 2" in rendered  # the offending line is shown
+
+
+def test_error_in_an_included_file_names_that_file(tmp_path):
+    write(tmp_path, "byte y;\nbyte z z;\n", "defs.h")
+    path = write(tmp_path, '#include "defs.h"\nactive proctype P() { y++ }\n')
+    with pytest.raises(PromelaSyntaxError) as info:
+        parse_file(path)
+    assert info.value.pos.file.endswith("defs.h")
+    assert info.value.pos.line == 2
+
+
+def test_preprocessor_error_has_a_position(tmp_path):
+    path = write(tmp_path, 'byte x;\n#include "missing.h"\n')
+    with pytest.raises(PreprocessorError) as info:
+        parse_file(path)
+    assert info.value.pos.line == 2
+    assert "missing.h" in info.value.message
+
+
+# ------------------------------------------------------------------------ the language
+
+def test_macros_with_arguments_conditionals_and_defines(tmp_path):
+    path = write(tmp_path, """\
+        #define SQUARE(a) ((a) * (a))
+        #ifdef BIG
+        #define N 4
+        #else
+        #define N 2
+        #endif
+        byte v[SQUARE(N)];
+        """)
+    small = build_model(parse_file(path))
+    big = build_model(parse_file(path, ["BIG"]))
+    assert small.global_named("v").size == 4
+    assert big.global_named("v").size == 16
+
+
+def test_implied_semicolons_as_in_spin6():
+    spec = parse_text(textwrap.dedent("""\
+        byte cnt, request
+        active proctype server() {
+            do
+            :: (request != 0) ->
+                cnt = request
+                (cnt == 0)
+                request = 0
+            od
+        }
+        active proctype other() {
+            { cnt++ }
+            unless { cnt == 3 }
+        }
+        """))
+    server = spec.units[1]
+    option = server.body.steps[0].options[0]
+    assert [type(s).__name__ for s in option.steps] == ["ExprStmt", "Assign", "ExprStmt", "Assign"]
+    assert isinstance(spec.units[2].body.steps[0], ast.Unless)
+
+
+def test_contextual_keywords_stay_names_elsewhere():
+    spec = parse_text(textwrap.dedent("""\
+        byte U, X, a;
+        proctype client(chan in) { in?U; X = U }
+        active proctype Q() { a++; U++ }
+        ltl safe { [] (a U (a > 1)) }
+        """))
+    assert spec.units[1].params[0].vars[0].name == "in"
+    formula = spec.units[3].formula
+    assert formula == ast.LtlUnary(op="[]", arg=ast.LtlBinary(
+        op="U", left=ast.VarRef(name="a"),
+        right=ast.BinOp(op=">", left=ast.VarRef(name="a"), right=ast.Const(value=1))))
+
+
+def test_remote_references_and_conditional_expressions():
+    spec = parse_text(textwrap.dedent("""\
+        byte a[2];
+        active [2] proctype P() { byte x; cs: x = (x > 0 -> a[1] : x) }
+        ltl mutex { [] !(P[0]@cs && P[1]:x > 0) }
+        """))
+    body = spec.units[1].body.steps[1]
+    assert isinstance(body.stmt.value, ast.CondExpr)
+    assert body.stmt.value.then == ast.VarRef(name="a", index=ast.Const(value=1))
+    atoms = [n for n in spec.units[2].formula.walk() if isinstance(n, (ast.RemoteLabel, ast.RemoteVar))]
+    assert atoms == [ast.RemoteLabel(proctype="P", index=ast.Const(value=0), label="cs"),
+                     ast.RemoteVar(proctype="P", index=ast.Const(value=1), var=ast.VarRef(name="x"))]
+
+
+def test_message_forms():
+    spec = parse_text(textwrap.dedent("""\
+        mtype = { req, ack };
+        chan c = [2] of { mtype, byte };
+        active proctype P() {
+            byte v;
+            c!req(3); c!!ack, 4;
+            c?req(v); c??eval(v), _; c?<ack, v>; c?[req, 3] -> c?-1, v
+        }
+        """))
+    steps = spec.units[2].body.steps
+    assert steps[1] == ast.Send(chan=ast.VarRef(name="c"), args=[ast.VarRef(name="req"), ast.Const(value=3)],
+                                sorted=False)
+    assert steps[2].sorted is True
+    assert steps[4].random and isinstance(steps[4].args[0], ast.Eval)
+    assert steps[5].keep is True
+    assert isinstance(steps[6].expr, ast.Poll)
+    assert steps[7].args[0] == ast.Const(value=-1)
+
+
+def test_c_code_blocks_are_kept_opaque():
+    spec = parse_text(textwrap.dedent("""\
+        c_decl { typedef struct { int a; } S; }
+        c_state "int counter" "Global"
+        active proctype P() {
+            c_code [now.x > 0] { if (1) { now.x--; } };
+            c_expr { now.x == 0 } -> skip
+        }
+        """))
+    decl = spec.units[0]
+    assert decl.kind == "c_decl" and "typedef struct { int a; } S;" in decl.text
+    code = spec.units[2].body.steps[0]
+    assert code.guard == "now.x > 0" and "now.x--;" in code.text
+    assert isinstance(spec.units[2].body.steps[1].expr, ast.CExpr)
+
+
+# ------------------------------------------------------------------------ printer
+
+ROUND_TRIP = """\
+#define N 3
+mtype = { a, b };
+mtype:fruit = { apple, pear };
+typedef rec { byte f[2]; chan c; mtype:fruit kind };
+rec r[N];
+unsigned u : 3 = 5;
+hidden byte h;
+chan q[2] = [1] of { mtype, rec, mtype:fruit };
+inline bump(v, k) { v[k] = v[k] + 1 }
+active [N] proctype P(byte id) priority 2 provided (h == 0) {
+    byte i; bit flag = 1;
+    xr q[0];
+    end: do
+    :: atomic { i < N -> bump(r[0].f, 1) }
+    :: d_step { i = (i + 1) % N; u = ~u & 7 }
+    :: for (i : 0 .. N - 1) { printf("%d\\n", i) }
+    :: select (i : 1 .. 3); break
+    :: q[0]?a, _, apple -> goto end
+    :: q[1]!b, r[0], pear
+    :: i > 0 && !flag || enabled(_pid) && pc_value(0) > 0 -> skip
+    :: len(q[0]) > 0 && nempty(q[1]) || empty(q[0]) && nfull(q[0]) && !full(q[1]) -> else
+    :: timeout -> assert(_nr_pr > 0 && _last >= 0)
+    :: run P(1) priority 3
+    od unless { h > 100 }
+}
+init { byte j; for (j in r) { printm(a) } }
+never { do :: skip :: P[1]@end -> break od }
+notrace { do :: q[0]!a od }
+ltl prop { [] (h == 0 -> <> (P[0]:i > 0)) && X !(h != 0 U h == 0) }
+"""
+
+
+def test_printer_round_trip_gives_an_equal_ast():
+    spec = parse_text(ROUND_TRIP.replace("#define N 3\n", "").replace("N", "3"))
+    printed = print_spec(spec)
+    assert parse_text(printed) == spec
+    assert print_spec(parse_text(printed)) == printed  # printing is stable
+
+
+def test_ast_equality_ignores_positions_but_not_content():
+    one = parse_text("byte x;\nactive proctype P() { x++ }")
+    two = parse_text("byte x;\n\n\nactive proctype P()\n{\n    x++\n}")
+    three = parse_text("byte x;\nactive proctype P() { x-- }")
+    assert one == two
+    assert one != three
+
+
+# ------------------------------------------------------------------------ the Model
+
+def test_pids_channel_ids_and_mtype_values_agree_with_pan(tmp_path):
+    source = """\
+        mtype = { red, green };
+        mtype = { blue };
+        mtype:fruit = { apple, pear };
+        chan g2 = [1] of { byte };
+        chan g1[2] = [1] of { byte };
+        chan g3 = [1] of { byte };
+        active [2] proctype A() { chan own = [1] of { byte }; CHECK_A; end: false }
+        proctype W(chan c) { chan own = [1] of { byte }; CHECK_W; end: false }
+        init { byte i; chan mine = [1] of { byte };
+               CHECK_INIT;
+               atomic { run W(g3); for (i : 1 .. 2) { run W(g1[i - 1]) } } }
+        active proctype B() { CHECK_B; end: false }
+        """
+    # Every process blocks at its end: a process that terminates frees its pid for the next
+    # `run` (B ending before init's runs would hand pid 3 to a W).
+    model = build_model(parse_file(write(tmp_path, source.replace("CHECK_A", "skip")
+                                         .replace("CHECK_W", "skip").replace("CHECK_INIT", "skip")
+                                         .replace("CHECK_B", "skip"))))
+    assert [(p.pid, p.proctype) for p in model.processes] == [
+        (0, "A"), (1, "A"), (2, INIT), (3, "B"), (4, "W"), (5, "W"), (6, "W")]
+    chan = {c.name: c.id for c in model.channels}
+
+    def own(pid):
+        return next(c.id for c in model.channels if c.owner_pid == pid)
+
+    mt = model.mtypes
+    check_a = " || ".join(f"(_pid == {p} && own == {own(p)})" for p in (0, 1))
+    check_w = " || ".join(f"(_pid == {p} && own == {own(p)} && c == {chan[n]})"
+                          for p, n in ((4, "g3"), (5, "g1[0]"), (6, "g1[1]")))
+    check_init = (f"assert(_pid == 2 && mine == {own(2)} && g2 == {chan['g2']} && g3 == {chan['g3']}"
+                  f" && red == {mt['red']} && green == {mt['green']} && blue == {mt['blue']}"
+                  f" && apple == {mt['apple']} && pear == {mt['pear']})")
+    checked = (source.replace("CHECK_A", f"assert({check_a})").replace("CHECK_W", f"assert({check_w})")
+               .replace("CHECK_INIT", check_init).replace("CHECK_B", "assert(_pid == 3)"))
+    assert pan_errors(tmp_path, write(tmp_path, checked, "checked.pml")) == 0
+    # The check can fail: a wrong pid for B is caught by pan.
+    wrong = checked.replace("assert(_pid == 3)", "assert(_pid == 4)")
+    assert pan_errors(tmp_path, write(tmp_path, wrong, "wrong.pml")) == 1
+
+
+def test_runs_under_control_flow_are_dynamic(tmp_path):
+    model = load_model(write(tmp_path, """\
+        proctype W() { skip }
+        init { byte i; run W(); do :: i < 2 -> run W(); i++ :: else -> break od }
+        """))
+    assert [p.proctype for p in model.processes] == [INIT, "W"]
+    assert len(model.dynamic_runs) == 1
+
+
+def test_inline_expansion_substitutes_arguments(tmp_path):
+    model = load_model(write(tmp_path, """\
+        byte a[3];
+        inline setk(arr, k, v) { arr[k] = v }
+        active proctype P() { setk(a, 2, 7) }
+        """))
+    body = model.proctypes["P"].body.steps[0]
+    assert isinstance(body, ast.Block)
+    assert body.body.steps[0] == ast.Assign(target=ast.VarRef(name="a", index=ast.Const(value=2)),
+                                            value=ast.Const(value=7))
+    # The spec as written keeps the call.
+    written = next(u for u in model.spec.units if isinstance(u, ast.Proctype))
+    assert isinstance(written.body.steps[0], ast.InlineCall)
