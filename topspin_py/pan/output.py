@@ -1,0 +1,182 @@
+"""Parse the report pan prints at the end of a search.
+
+The format is SPIN 6.5.2's (see notes/spin-internals.md, section 1).  Facts the parser relies on:
+
+* counts come from ``printf("%9.8g ...")``: above 99,999,999 they switch to exponent form
+  (``1.2345679e+08 states, stored``), so every count is parsed as a float and
+  ``PanReport.counts_exact`` says whether any of them was rounded;
+* a nested DFS (``-a``, ``-l``) prints ``3494 states, stored (5062 visited)`` and
+  ``(= visited+matched)`` on the transitions line;
+* ``error: max search depth too small`` means the depth limit cut the search short, and
+  ``Warning: Search not completed`` that pan stopped early (first error, memory, time limit);
+* a search that dies before it starts (``-DMEMLIM`` hit by the hash table, ``VECTORSZ`` too
+  small) still prints the whole report, full of zeros, and an absurd elapsed time.
+
+This module only reads text; deciding what a report means for the user is verify.py's job.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# One count as %9.8g prints it: 2636, 1.2345679e+08, 0.
+_COUNT = r"([0-9.]+(?:e[+-]?[0-9]+)?)"
+
+_SPIN_VERSION = re.compile(r"^\(Spin Version (\S+) -- ([^)]*)\)", re.M)
+_SUMMARY = re.compile(r"^State-vector (\d+) byte, depth reached (\d+), errors: (\d+)", re.M)
+_STORED = re.compile(rf"^\s*{_COUNT} states, stored(?: \({_COUNT} visited\))?\s*$", re.M)
+_MATCHED = re.compile(rf"^\s*{_COUNT} states, matched\s*$", re.M)
+_TRANSITIONS = re.compile(rf"^\s*{_COUNT} transitions \(= (?:stored|visited)\+matched\)", re.M)
+_ATOMIC = re.compile(rf"^\s*{_COUNT} atomic steps\s*$", re.M)
+_HASH_CONFLICTS = re.compile(rf"^hash conflicts:\s*{_COUNT} \(resolved\)", re.M)
+_TOTAL_MEMORY = re.compile(r"^\s*([0-9.]+)\s+total actual memory usage", re.M)
+_ELAPSED = re.compile(r"^pan: elapsed time ([0-9.e+-]+) seconds", re.M)
+_RATE = re.compile(rf"^pan: rate\s+{_COUNT} states/second", re.M)
+_DEPTH_LIMIT = re.compile(r"^error: max search depth too small", re.M)
+_NOT_COMPLETED = re.compile(r"^Warning: Search not completed", re.M)
+# pan:1: assertion violated (x==1) (at depth 58) / pan:1: invalid end state (at depth 3) / ...
+_ERROR_LINE = re.compile(r"^pan:\d+: .*$", re.M)
+_TRAIL_WRITTEN = re.compile(r"^pan: wrote (.+)$", re.M)
+_VECTORSZ = re.compile(r"VECTORSZ too small, recompile pan\.c with -DVECTORSZ=N with N>(\d+)")
+_OUT_OF_MEMORY = re.compile(
+    r"^(?:pan: out of memory|pan: reached -DMEMLIM bound|.*out of memory -- aborting)", re.M)
+_TIME_LIMIT = re.compile(r"^Time limit of .* exceeded", re.M)
+_UNREACHED_HEADER = re.compile(r"^unreached in (proctype|init|claim)\s*(\S*)\s*$")
+_UNREACHED_COUNT = re.compile(r"^\s+\((\d+) of (\d+) states\)\s*$")
+
+
+@dataclass(frozen=True)
+class Unreached:
+    """One ``unreached in ...`` block: the statements pan never executed in one process type."""
+
+    kind: str              # "proctype", "init" or "claim"
+    name: str              # the proctype or claim name ("init" for init)
+    statements: tuple[str, ...]  # e.g. 'peterson3.p:29, state 26, "-end-"'
+    unreached: int
+    total: int
+
+
+@dataclass
+class PanReport:
+    """What one run of pan printed, as numbers and flags.  Counts are floats (see module doc)."""
+
+    spin_version: str | None = None
+    has_summary: bool = False          # pan got as far as printing its statistics
+    state_vector_bytes: int | None = None
+    depth: int | None = None           # "depth reached"
+    errors: int | None = None
+    states_stored: float | None = None
+    states_visited: float | None = None  # nested DFS only: stored + states revisited by DFS 2
+    states_matched: float | None = None
+    transitions: float | None = None
+    atomic_steps: float | None = None
+    hash_conflicts: float | None = None
+    memory_mb: float | None = None     # "total actual memory usage"
+    elapsed_s: float | None = None
+    rate: float | None = None          # states/second, printed only when elapsed > 0.01 s
+    counts_exact: bool = True          # no count was printed in (rounded) exponent form
+    depth_limit_hit: bool = False      # "error: max search depth too small"
+    stopped_early: bool = False        # "Warning: Search not completed"
+    time_limit_hit: bool = False       # -QN: "Time limit of ... exceeded"
+    error_lines: list[str] = field(default_factory=list)
+    trail_files: list[str] = field(default_factory=list)  # as pan names them, relative to its cwd
+    vectorsz_needed: int | None = None  # "recompile pan.c with -DVECTORSZ=N with N>..."
+    out_of_memory: bool = False
+    memory_lines: list[str] = field(default_factory=list)  # pan's own lines about the memory failure
+    unreached: list[Unreached] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        """pan explored the whole state space: it reported, and nothing cut the search short."""
+        return (self.has_summary and not self.depth_limit_hit and not self.stopped_early
+                and not self.out_of_memory and self.vectorsz_needed is None)
+
+
+def parse_count(text: str) -> float:
+    """A count as ``%9.8g`` prints it: ``2636``, ``1.2345679e+08``."""
+    return float(text)
+
+
+def parse_pan_output(text: str) -> PanReport:
+    """Read pan's complete stdout (progress lines may be mixed in; they are ignored)."""
+    report = PanReport()
+    inexact: list[bool] = []
+
+    def count(pattern: re.Pattern[str], group: int = 1) -> float | None:
+        match = pattern.search(text)
+        if match is None or match.group(group) is None:
+            return None
+        inexact.append("e" in match.group(group))
+        return parse_count(match.group(group))
+
+    if match := _SPIN_VERSION.search(text):
+        report.spin_version = match.group(1)
+    if match := _SUMMARY.search(text):
+        report.has_summary = True
+        report.state_vector_bytes = int(match.group(1))
+        report.depth = int(match.group(2))
+        report.errors = int(match.group(3))
+    if match := _STORED.search(text):
+        inexact.append("e" in match.group(1))
+        report.states_stored = parse_count(match.group(1))
+        if match.group(2) is not None:
+            inexact.append("e" in match.group(2))
+            report.states_visited = parse_count(match.group(2))
+    report.states_matched = count(_MATCHED)
+    report.transitions = count(_TRANSITIONS)
+    report.atomic_steps = count(_ATOMIC)
+    report.hash_conflicts = count(_HASH_CONFLICTS)
+    report.counts_exact = not any(inexact)
+    if match := _TOTAL_MEMORY.search(text):
+        report.memory_mb = float(match.group(1))
+    if match := _ELAPSED.search(text):
+        report.elapsed_s = float(match.group(1))
+    if match := _RATE.search(text):
+        report.rate = parse_count(match.group(1))
+
+    report.depth_limit_hit = bool(_DEPTH_LIMIT.search(text))
+    report.stopped_early = bool(_NOT_COMPLETED.search(text))
+    report.time_limit_hit = bool(_TIME_LIMIT.search(text))
+    report.error_lines = [line.rstrip() for line in _ERROR_LINE.findall(text)]
+    report.trail_files = [name.strip() for name in _TRAIL_WRITTEN.findall(text)]
+    if match := _VECTORSZ.search(text):
+        report.vectorsz_needed = int(match.group(1)) + 1
+    if match := _OUT_OF_MEMORY.search(text):
+        report.out_of_memory = True
+        report.memory_lines = _memory_failure_lines(text, match.start())
+    report.unreached = _parse_unreached(text)
+    return report
+
+
+def _memory_failure_lines(text: str, start: int) -> list[str]:
+    """pan's message about the memory failure: the first line and its indented details."""
+    lines = text[start:].splitlines()
+    kept = [lines[0]]
+    for line in lines[1:]:
+        if not line.startswith("\t"):
+            break
+        kept.append(line.strip())
+    return kept
+
+
+def _parse_unreached(text: str) -> list[Unreached]:
+    blocks: list[Unreached] = []
+    header: re.Match[str] | None = None
+    statements: list[str] = []
+    for line in text.splitlines():
+        if header is None:
+            header = _UNREACHED_HEADER.match(line)
+            statements = []
+            continue
+        if match := _UNREACHED_COUNT.match(line):
+            kind, name = header.group(1), header.group(2) or header.group(1)
+            blocks.append(Unreached(kind, name, tuple(statements),
+                                    int(match.group(1)), int(match.group(2))))
+            header = None
+        elif line.startswith("\t"):
+            statements.append(line.strip())
+        else:  # the block ended without its count line: not the shape we know, drop it
+            header = _UNREACHED_HEADER.match(line)
+            statements = []
+    return blocks

@@ -1,0 +1,173 @@
+"""Run the SPIN toolchain: ``spin -a`` makes pan.c, gcc compiles it, pan searches.
+
+Everything happens in a work directory that the caller owns (a temporary one, or --keep DIR).
+spin is given the model's absolute path rather than a copy, so that ``#include "x.h"`` next to
+the model still resolves; spin writes pan.* into its working directory, never beside the model.
+Messages that name that absolute path are rewritten to the path the user typed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from topspin_py.errors import ModelError, SourcePos, ToolchainError
+
+SUPPORTED_SPIN_VERSION = "6.5.2"
+_INSTALL_HINT = "install it with `sudo apt-get install {package}` (Debian/Ubuntu) or put it on PATH"
+_SPIN_VERSION = re.compile(r"Spin Version (\S+)")
+# spin: m.pml:3, Error: syntax error	saw 'operator: ='
+_SPIN_ERROR = re.compile(r"^spin: (?P<file>.+?):(?P<line>\d+), Error: (?P<message>.*)$", re.M)
+# m.pml:1:10: fatal error: nope.h: No such file or directory   (the C preprocessor)
+_CPP_ERROR = re.compile(
+    r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<column>\d+): (?:fatal )?error: (?P<message>.*)$", re.M)
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    spin: str
+    gcc: str
+    spin_version: str
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PanRun:
+    """One run of pan: its complete stdout (stderr merged) and how it ended."""
+
+    command: tuple[str, ...]
+    output: str
+    returncode: int
+    wall_s: float
+
+
+def find_toolchain() -> Toolchain:
+    """Locate spin and gcc; a SPIN other than 6.5.2 is allowed with a warning."""
+    spin = _which("spin", package="spin")
+    gcc = _which("gcc", package="gcc")
+    try:
+        banner = subprocess.run([spin, "-V"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError) as err:
+        raise ToolchainError(f"cannot run '{spin} -V': {err}",
+                             hint=_INSTALL_HINT.format(package="spin")) from err
+    match = _SPIN_VERSION.search(banner)
+    version = match.group(1) if match else "unknown"
+    warnings: tuple[str, ...] = ()
+    if version != SUPPORTED_SPIN_VERSION:
+        warnings = (f"warning: {spin} is SPIN {version}; topspin-py is built and tested "
+                    f"against SPIN {SUPPORTED_SPIN_VERSION}, results may differ",)
+    return Toolchain(spin=spin, gcc=gcc, spin_version=version, warnings=warnings)
+
+
+def _which(tool: str, package: str) -> str:
+    path = shutil.which(tool)
+    if path is None:
+        raise ToolchainError(f"'{tool}' not found on PATH", hint=_INSTALL_HINT.format(package=package))
+    return path
+
+
+def spin_command(toolchain: Toolchain, model: Path, defines: list[str] | tuple[str, ...]) -> list[str]:
+    # spin hands -D options to its preprocessor; they go before -a (spin -DN=3 -a m.pml).
+    return [toolchain.spin, *(f"-D{define}" for define in defines), "-a", str(model.resolve())]
+
+
+def generate_pan(toolchain: Toolchain, model: Path, shown_as: str, defines, workdir: Path) -> str:
+    """``spin -a``: write pan.c, pan.h, ... into workdir.  Returns spin's output (ltl translations
+    and notes).  A model spin rejects becomes a ModelError at spin's file:line, naming ``shown_as``
+    (the path the user typed) instead of the absolute path spin saw."""
+    command = spin_command(toolchain, model, defines)
+    completed = _run(command, workdir, "spin")
+    output = _rename_path(completed.stdout + completed.stderr, str(model.resolve()), shown_as)
+    if completed.returncode != 0 or not (workdir / "pan.c").is_file():
+        raise _spin_rejection(output)
+    return output
+
+
+def _spin_rejection(output: str) -> ModelError:
+    """spin's own complaint, with the position of its first error."""
+    if match := _SPIN_ERROR.search(output):
+        pos = SourcePos(match.group("file"), int(match.group("line")))
+        message = match.group("message")
+    elif match := _CPP_ERROR.search(output):
+        pos = SourcePos(match.group("file"), int(match.group("line")), int(match.group("column")))
+        message = match.group("message")
+    else:
+        pos, message = None, "spin could not translate the model"
+    return ModelError(f"spin rejects the model: {' '.join(message.split())}", pos=pos,
+                      detail=output.strip() or None)
+
+
+def compile_command(toolchain: Toolchain, flags: list[str] | tuple[str, ...]) -> list[str]:
+    return [toolchain.gcc, "-O2", *flags, "-o", "pan", "pan.c"]
+
+
+def compile_pan(toolchain: Toolchain, flags, workdir: Path) -> Path:
+    """gcc -O2 <flags> -o pan pan.c, in workdir.  Returns the binary."""
+    command = compile_command(toolchain, flags)
+    completed = _run(command, workdir, "gcc")
+    if completed.returncode != 0:
+        output = (completed.stdout + completed.stderr).strip()
+        raise ToolchainError(
+            "gcc could not compile pan.c", detail=_tail(output, 40) + "\ncommand: " + shlex.join(command),
+            hint="check the -D flags (a misspelt or conflicting pan option is the usual cause); "
+                 "--keep DIR keeps pan.c for a closer look")
+    return workdir / "pan"
+
+
+def run_pan(binary: Path, args, workdir: Path,
+            on_output: Callable[[str], None] | None = None) -> PanRun:
+    """Run pan in workdir, passing its output to ``on_output`` as it arrives (for progress).
+
+    pan's stderr is merged into stdout: pan writes almost everything to stdout, and the
+    order of the two streams matters when reading its report."""
+    command = (str(binary), *args)
+    started = time.monotonic()
+    chunks: list[str] = []
+    try:
+        process = subprocess.Popen(command, cwd=workdir, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    except OSError as err:
+        raise ToolchainError(f"cannot run pan: {err}") from err
+    try:
+        assert process.stdout is not None
+        # os.read returns what is there: partial lines reach the progress display at once.
+        while data := os.read(process.stdout.fileno(), 65536):
+            chunk = data.decode("utf-8", errors="replace")
+            chunks.append(chunk)
+            if on_output is not None:
+                on_output(chunk)
+        returncode = process.wait()
+    finally:
+        if process.poll() is None:  # interrupted (Ctrl-C) or failed while reading: stop pan
+            process.kill()
+            process.wait()
+        process.stdout.close()
+    return PanRun(command=command, output="".join(chunks), returncode=returncode,
+                  wall_s=time.monotonic() - started)
+
+
+def _run(command: list[str], workdir: Path, tool: str) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(command, cwd=workdir, capture_output=True, text=True,
+                              errors="replace", stdin=subprocess.DEVNULL)
+    except OSError as err:
+        raise ToolchainError(f"cannot run {tool}: {err}",
+                             hint=_INSTALL_HINT.format(package=tool)) from err
+
+
+def _rename_path(text: str, real: str, shown: str) -> str:
+    return text.replace(real, shown) if real != shown else text
+
+
+def _tail(text: str, lines: int) -> str:
+    kept = text.splitlines()
+    if len(kept) <= lines:
+        return text
+    return "\n".join([f"... ({len(kept) - lines} lines omitted)"] + kept[-lines:])
