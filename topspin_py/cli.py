@@ -1,0 +1,133 @@
+"""The ``topspin-py`` command.
+
+One subcommand per pipeline stage that is usable alone (DESIGN.md); so far only ``verify``.
+Later ones (detect, generate, patch, regress, bench) add a ``_add_<name>`` function and a line
+in ``build_parser``.
+
+Exit status: 0 no errors found, 1 pan found errors, 2 tool failure or bad input (a TopspinError
+is printed with ``render()``, never as a traceback), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from topspin_py import __version__
+from topspin_py.errors import TopspinError
+from topspin_py.pan.progress import ProgressDisplay
+from topspin_py.verify import STRATEGIES, VerifyOptions, verify
+
+EXIT_OK, EXIT_ERRORS_FOUND, EXIT_FAILURE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser().parse_args(_attach_option_values(argv))
+    try:
+        return args.handler(args)
+    except TopspinError as err:
+        print(err.render(), file=sys.stderr)
+        return EXIT_FAILURE
+    except KeyboardInterrupt:
+        print("\ntopspin-py: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # stdout closed early (`topspin-py verify m.pml | head`): not an error of ours.
+        # Point stdout at devnull so the interpreter's final flush does not complain again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILURE
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="topspin-py", allow_abbrev=False,
+        description="Symmetry reduction for the SPIN model checker.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_verify(commands)
+    return parser
+
+
+def _add_verify(commands) -> None:
+    verify_parser = commands.add_parser(
+        "verify", allow_abbrev=False, help="verify a Promela model with SPIN",
+        description="Run spin -a, gcc and pan on MODEL and report pan's verdict.",
+        epilog="exit status: 0 no errors, 1 errors found (a trail is written next to MODEL), "
+               "2 failure or bad input")
+    verify_parser.add_argument("model", metavar="MODEL", help="the Promela model (.pml, .p, ...)")
+    verify_parser.add_argument("--strategy", choices=STRATEGIES, default="none",
+                               help="symmetry reduction strategy (default: %(default)s)")
+    verify_parser.add_argument("--json", action="store_true",
+                               help="print the result as one JSON object on stdout")
+    verify_parser.add_argument("-D", dest="defines", action="append", default=[],
+                               metavar="NAME[=VAL]",
+                               help="define a macro for spin's preprocessor and for gcc "
+                                    "(-DNOREDUCE, -DVECTORSZ=4096, -DN=3; repeatable)")
+    verify_parser.add_argument("--pan", dest="pan_args", action="append", default=[], metavar="ARG",
+                               help="run-time arguments for pan, e.g. --pan -m100000 or "
+                                    "--pan '-c0 -w26' (repeatable)")
+    verify_parser.add_argument("--keep", type=Path, metavar="DIR",
+                               help="keep pan.c, pan.h, the pan binary and pan's output in DIR "
+                                    "(a new or empty directory)")
+    verify_parser.add_argument("--force", action="store_true",
+                               help="overwrite an existing trail file next to MODEL (default: "
+                                    "write MODELN.trail instead)")
+    noise = verify_parser.add_mutually_exclusive_group()
+    noise.add_argument("--quiet", action="store_true", help="no progress or notes on stderr")
+    noise.add_argument("--verbose", action="store_true",
+                       help="show the spin, gcc and pan commands and the flag decisions")
+    verify_parser.set_defaults(handler=_run_verify)
+
+
+def _run_verify(args: argparse.Namespace) -> int:
+    display = None if args.quiet else ProgressDisplay(sys.stderr)
+    pan_args = tuple(word for value in args.pan_args for word in shlex.split(value))
+    options = VerifyOptions(
+        strategy=args.strategy, defines=tuple(args.defines), pan_args=pan_args,
+        keep_dir=args.keep, force=args.force, on_progress=display,
+        on_note=None if args.quiet else _to_stderr(display),
+        on_detail=_to_stderr(display) if args.verbose else None)
+    try:
+        result = verify(args.model, options)
+    finally:
+        if display is not None:
+            display.finish()
+    if args.json:
+        print(result.to_json())
+    else:
+        print(result.summary())
+    return EXIT_ERRORS_FOUND if result.errors else EXIT_OK
+
+
+def _to_stderr(display: ProgressDisplay | None):
+    def write(text: str) -> None:
+        if display is not None:
+            display.finish()  # do not print over the updating progress line
+        print(text, file=sys.stderr)
+    return write
+
+
+def _attach_option_values(argv: list[str]) -> list[str]:
+    """``--pan -m100000`` -> ``--pan=-m100000``: argparse refuses a separate value that starts
+    with '-' (it takes it for an option), but pan's arguments all do."""
+    attached: list[str] = []
+    values = iter(argv)
+    for word in values:
+        if word == "--":
+            attached.append(word)
+            attached.extend(values)
+            break
+        if word == "--pan":
+            value = next(values, None)
+            attached.append(word if value is None else f"--pan={value}")
+        else:
+            attached.append(word)
+    return attached
+
+
+if __name__ == "__main__":
+    sys.exit(main())

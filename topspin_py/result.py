@@ -1,0 +1,102 @@
+"""The outcome of one verification: what the CLI prints and the tests check.
+
+Counts are ints here.  pan prints them with ``%9.8g``, so above 10^8 they are rounded to 8
+significant digits; ``counts_exact`` is False when that happened.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import asdict, dataclass, field
+
+from topspin_py.pan.output import Unreached
+
+# The keys every consumer may rely on (the acceptance contract of `verify --json`).
+JSON_REQUIRED_KEYS = ("states_stored", "states_matched", "transitions", "errors", "depth",
+                      "complete", "strategy", "group_order", "elapsed_s", "memory_mb", "trail")
+
+
+@dataclass
+class Result:
+    model: str                      # the model path as the user gave it
+    strategy: str
+    group_order: int                # order of the symmetry group used (1: no reduction)
+    states_stored: int
+    states_matched: int
+    transitions: int
+    atomic_steps: int
+    depth: int                      # depth reached
+    errors: int
+    complete: bool                  # the whole state space was explored
+    incomplete_reason: str | None   # why not, in words the user can act on
+    elapsed_s: float                # pan's search time
+    memory_mb: float                # pan's "total actual memory usage"
+    trail: str | None               # the first trail file, next to the model
+    trails: list[str] = field(default_factory=list)   # all of them (-e, -cN write several)
+    replay_command: str | None = None
+    error_messages: list[str] = field(default_factory=list)   # "pan:1: assertion violated ..."
+    states_visited: int | None = None   # nested DFS (-a, -l): stored plus the 2nd DFS's visits
+    counts_exact: bool = True
+    state_vector_bytes: int = 0
+    hash_conflicts: int | None = None
+    depth_limit: int = 0            # the -m of the final run
+    pan_args: list[str] = field(default_factory=list)        # of the final run
+    compile_flags: list[str] = field(default_factory=list)   # -D flags given to gcc
+    defines: list[str] = field(default_factory=list)         # the user's, as NAME[=VALUE]
+    spin_version: str = ""
+    wall_s: float = 0.0             # the whole pipeline: spin, gcc and every pan run
+    unreached: list[Unreached] = field(default_factory=list)
+    pan_output: str = field(default="", repr=False)          # pan's full report (final run)
+
+    @property
+    def exit_status(self) -> int:
+        """0: no errors found, 1: pan found errors (tool failures never get a Result)."""
+        return 1 if self.errors else 0
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        del data["pan_output"]  # large, and already summarised by the other fields
+        return data
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def summary(self) -> str:
+        """The readable report the CLI prints by default."""
+        rows = [
+            ("model", self.model),
+            ("strategy", f"{self.strategy} (group order {self.group_order})"),
+            ("states stored", self._count(self.states_stored)
+             + (f" ({self._count(self.states_visited)} visited)" if self.states_visited else "")),
+            ("states matched", self._count(self.states_matched)),
+            ("transitions", self._count(self.transitions)),
+            ("depth reached", f"{self.depth:,} (limit -m{self.depth_limit})"),
+            ("errors", str(self.errors)),
+        ]
+        lines = [f"{name + ':':16}{value}" for name, value in rows]
+        lines += [f"    {message}" for message in self.error_messages]
+        search = "complete" if self.complete else f"INCOMPLETE: {self.incomplete_reason}"
+        lines.append(f"{'search:':16}{search}")
+        lines.append(f"{'memory:':16}{self.memory_mb:.3f} MB")
+        lines.append(f"{'time:':16}{self.elapsed_s:.2f} s search, {self.wall_s:.2f} s in all")
+        if self.trail:
+            more = f" (and {len(self.trails) - 1} more, to {self.trails[-1]})" if len(self.trails) > 1 else ""
+            lines.append(f"{'trail:':16}{self.trail}{more}")
+            lines.append(f"{'replay:':16}{self.replay_command}")
+        if not self.counts_exact:
+            lines.append("note: pan printed some counts rounded to 8 significant digits")
+        return "\n".join(lines)
+
+    @staticmethod
+    def _count(value: int | None) -> str:
+        if value is None:
+            return "-"
+        # %9.8g prints every integer below 10^8 exactly, larger ones rounded.
+        return f"{value:,}" if value < 10**8 else f"about {value:.8g}"
+
+
+def replay_command(model: str, defines: list[str], trail_number: int | None) -> str:
+    """The spin command that replays a trail: ``spin -t -p model`` (``-tN`` for model.pmlN.trail)."""
+    trail_flag = "-t" if trail_number is None else f"-t{trail_number}"
+    return shlex.join(["spin", *(f"-D{define}" for define in defines), trail_flag, "-p", model])

@@ -1,0 +1,292 @@
+"""The whole pipeline as one function: ``verify(model, options) -> Result``.
+
+    model.pml -> promela (syntax check; later: symmetry detection) -> spin -a -> flags
+              -> [later: layout, codegen, splice] -> gcc -> pan (rerun on depth limit) -> Result
+
+Only ``--strategy none`` exists so far: pan runs on SPIN's own pan.c.  The stages that symmetry
+reduction needs slot in between ``spin -a`` and ``gcc`` without changing the shape here.
+
+Policies decided here (each documented where it is applied):
+
+* depth limit: when pan says ``max search depth too small`` we rerun with a 10x larger -m, up
+  to ``VerifyOptions.max_depth_limit``; a search still cut short is reported ``complete: false``.
+* trails: pan's trail is copied next to the model, as SPIN itself leaves it, but an existing
+  file is never overwritten unless ``force``: the trail then goes to the first free
+  ``model.pmlN.trail``, the name ``spin -tN`` reads.
+* pan failures the user can fix by recompiling (out of memory, VECTORSZ too small) become
+  ToolchainErrors whose hint names the flag to pass.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import shlex
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+from topspin_py.errors import ToolchainError, UsageError
+from topspin_py.pan import flags as panflags
+from topspin_py.pan import toolchain
+from topspin_py.pan.output import PanReport, parse_pan_output
+from topspin_py.pan.progress import Progress, ProgressWatcher
+from topspin_py.result import Result, replay_command
+
+STRATEGIES = ("none",)
+DEFAULT_MAX_DEPTH_LIMIT = 10_000_000   # -m10^7: a DFS stack of about 460 MB
+
+
+@dataclass
+class VerifyOptions:
+    strategy: str = "none"
+    defines: tuple[str, ...] = ()        # NAME or NAME=VALUE, for spin's cpp and for gcc
+    pan_args: tuple[str, ...] = ()       # run-time arguments of pan, e.g. ("-m100000", "-c0")
+    keep_dir: Path | None = None         # keep pan.c, pan.h, the binary and pan's output here
+    force: bool = False                  # overwrite an existing trail file next to the model
+    max_depth_limit: int = DEFAULT_MAX_DEPTH_LIMIT
+    on_progress: Callable[[Progress], None] | None = None   # pan's periodic progress reports
+    on_note: Callable[[str], None] | None = None     # things the user should know (reruns, warnings)
+    on_detail: Callable[[str], None] | None = None   # --verbose: the exact commands and decisions
+
+
+def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Result:
+    """Verify a Promela model with SPIN; raises TopspinError for anything that is not a verdict."""
+    options = options or VerifyOptions()
+    started = time.monotonic()
+    note = options.on_note or (lambda text: None)
+    detail = options.on_detail or (lambda text: None)
+    commands: list[str] = []   # what we ran, for --verbose and for --keep's commands.txt
+
+    def ran(command: list[str]) -> None:
+        commands.append(shlex.join(command))
+        detail("$ " + commands[-1])
+
+    if options.strategy not in STRATEGIES:
+        raise UsageError(f"unknown strategy '{options.strategy}'",
+                         hint=f"available: {', '.join(STRATEGIES)}")
+    model = Path(model_path)
+    if not model.is_file():
+        raise UsageError(f"model file not found: {model}")
+    defines = [panflags.parse_define(define) for define in options.defines]
+    pan_args = list(options.pan_args)
+
+    _load_model(model, defines)   # later: -> symmetry.detect(Model) -> Group
+    tools = toolchain.find_toolchain()
+    for warning in tools.warnings:
+        note(warning)
+
+    with _work_directory(options.keep_dir) as workdir:
+        ran(toolchain.spin_command(tools, model, defines))
+        spin_output = toolchain.generate_pan(tools, model, str(model), defines, workdir)
+        has_claim = panflags.pan_h_declares_claim((workdir / "pan.h").read_text(errors="replace"))
+        compile_flags = panflags.choose_compile_flags(defines, pan_args, has_claim)
+        detail(compile_flags.safety_reason)
+        # later: layout(pan.h) -> codegen(Group, StateLayout) -> splice into pan.c
+        ran(toolchain.compile_command(tools, compile_flags.flags))
+        binary = toolchain.compile_pan(tools, compile_flags.flags, workdir)
+
+        search = _search(binary, pan_args, workdir, model, options, note, ran)
+        trails = _save_trails(search.report, workdir, model, options.force)
+        if options.keep_dir is not None:
+            (workdir / "spin.out").write_text(spin_output)
+            (workdir / "pan.out").write_text(search.output)
+            (workdir / "commands.txt").write_text("\n".join(commands) + "\n")
+
+    replay = replay_command(str(model), defines, trails[0][1]) if trails else None
+    return _result(model, options.strategy, search, [str(path) for path, _ in trails], replay,
+                   defines, compile_flags.flags, tools.spin_version, time.monotonic() - started)
+
+
+def _load_model(model: Path, defines: list[str]):
+    """Parse the model with our own front end, so syntax errors point into the user's file.
+
+    The Model is not used yet (no symmetry detection for --strategy none); it will feed the
+    symmetry stage.  This is the ONE place that tolerates the front end being absent:
+    topspin_py/promela/ is being written in parallel, and until load_model exists, spin's own
+    parser (reported with file:line by pan/toolchain.py) is the only syntax check."""
+    try:
+        from topspin_py.promela import load_model
+    except ImportError:
+        return None
+    try:
+        return load_model(model, defines=tuple(defines))
+    except NotImplementedError:
+        return None
+
+
+@contextlib.contextmanager
+def _work_directory(keep_dir: Path | None) -> Iterator[Path]:
+    """A temporary directory, or --keep DIR.  DIR must be new or empty: we never mix our files
+    with the user's, nor overwrite theirs."""
+    if keep_dir is None:
+        with tempfile.TemporaryDirectory(prefix="topspin-") as name:
+            yield Path(name)
+        return
+    keep_dir = Path(keep_dir)
+    if keep_dir.exists() and (not keep_dir.is_dir() or any(keep_dir.iterdir())):
+        raise UsageError(f"--keep directory '{keep_dir}' exists and is not empty",
+                         hint="give a new or empty directory; nothing in it is overwritten")
+    keep_dir.mkdir(parents=True, exist_ok=True)
+    yield keep_dir
+
+
+@dataclass(frozen=True)
+class _Search:
+    """The pan run whose report we give the user."""
+
+    report: PanReport
+    output: str
+    args: list[str]
+    wall_s: float
+    incomplete_reason: str | None   # None: the search is complete
+
+
+def _search(binary: Path, pan_args: list[str], workdir: Path, model: Path,
+            options: VerifyOptions, note, ran) -> _Search:
+    """Run pan; rerun with a 10x deeper -m while the depth limit cuts the search short
+    (unless the user's -b makes that limit an error, or the cap is reached)."""
+    limit = panflags.depth_limit(pan_args)
+    args = list(pan_args)
+    previous: _Search | None = None
+    while True:
+        for stale in workdir.glob("*.trail"):   # a trail must come from the run we report
+            stale.unlink()
+        ran(["./pan", *args])
+        watcher = ProgressWatcher(options.on_progress) if options.on_progress else None
+        run = toolchain.run_pan(binary, args, workdir, watcher.feed if watcher else None)
+        # pan names the model by the absolute path spin was given; show the user's path.
+        output = run.output.replace(str(model.resolve()), str(model))
+        report = parse_pan_output(output)
+        if previous is not None and report.out_of_memory:
+            # The deeper stack did not fit: the truncated search is the best answer we have.
+            return _Search(previous.report, previous.output, previous.args, previous.wall_s,
+                           f"the depth limit -m{panflags.depth_limit(previous.args)} was too small, "
+                           f"and pan ran out of memory with -m{limit}")
+        _raise_on_pan_failure(run.returncode, output, report, args)
+        outcome = _Search(report, output, args, run.wall_s,
+                          _incomplete_reason(report, args, options))
+        deeper = min(limit * 10, options.max_depth_limit)
+        if (not report.depth_limit_hit or panflags.depth_limit_is_an_error(args)
+                or deeper <= limit):
+            return outcome
+        note(f"pan: depth limit -m{limit} too small (search incomplete); rerunning with -m{deeper}")
+        previous = outcome
+        limit = deeper
+        args = panflags.with_depth_limit(pan_args, limit)
+
+
+def _incomplete_reason(report: PanReport, args: list[str], options: VerifyOptions) -> str | None:
+    limit = panflags.depth_limit(args)
+    if report.depth_limit_hit and panflags.depth_limit_is_an_error(args):
+        return f"pan reached the depth limit -m{limit}, an error under -b"
+    if report.depth_limit_hit:
+        return (f"the depth limit -m{limit} was too small (reruns stop at -m{options.max_depth_limit}); "
+                f"pass a larger one with --pan -mN")
+    if report.time_limit_hit:
+        return "pan's time limit (-Q) was reached"
+    if report.stopped_early and report.errors:
+        return "pan stopped at the first error (--pan -c0 searches on past errors)"
+    if report.stopped_early:
+        return "pan stopped before exploring every state"
+    return None
+
+
+def _raise_on_pan_failure(returncode: int, output: str, report: PanReport, args: list[str]) -> None:
+    """Turn the ways pan can fail (rather than give a verdict) into errors that say what to do."""
+    if report.vectorsz_needed is not None:
+        suggested = (report.vectorsz_needed // 1024 + 1) * 1024
+        raise ToolchainError(
+            f"the state vector needs more than VECTORSZ bytes (pan: at least {report.vectorsz_needed})",
+            hint=f"pass -DVECTORSZ={suggested} (any value >= {report.vectorsz_needed} works)")
+    if report.out_of_memory:
+        raise ToolchainError(
+            "pan ran out of memory", detail="\n".join(report.memory_lines),
+            hint="raise the limit with -DMEMLIM=<MB> if it is set too low, or compress states "
+                 "with -DCOLLAPSE (exact) or -DHC4 / -DBITSTATE (approximate); a smaller hash "
+                 "table (--pan -w20) also saves memory")
+    if not report.has_summary:
+        output = output.strip()
+        if returncode < 0:
+            raise ToolchainError(f"pan was killed by signal {-returncode}",
+                                 detail=output[-2000:] or None)
+        raise UsageError(f"pan did not run a search (arguments: {shlex.join(args) or 'none'})",
+                         detail="\n".join(output.splitlines()[:8]) or None,
+                         hint="check the --pan arguments; pan's own list is `./pan -?` "
+                              "(use --keep DIR to get the binary)")
+
+
+def _save_trails(report: PanReport, workdir: Path, model: Path, force: bool) -> list[tuple[Path, int | None]]:
+    """Copy each trail pan wrote to beside the model; returns (path, N for ``spin -tN``)."""
+    saved: list[tuple[Path, int | None]] = []
+    taken: set[Path] = set()
+    for name in report.trail_files:
+        source = workdir / name
+        if not source.is_file():
+            continue
+        target, number = _trail_target(model, name, force, taken)
+        taken.add(target)
+        try:
+            shutil.copyfile(source, target)
+        except OSError as err:
+            raise ToolchainError(f"cannot write the trail file {target}: {err}",
+                                 hint="--keep DIR keeps the trail in DIR instead") from err
+        saved.append((target, number))
+    return saved
+
+
+def _trail_target(model: Path, pan_name: str, force: bool, taken: set[Path]) -> tuple[Path, int | None]:
+    """Where a trail goes: pan's own name next to the model (``m.pml.trail``, or ``m.pml3.trail``
+    from -e/-cN) if free or ``force``; else the first free ``m.pmlN.trail``.  Both are what
+    ``spin -t`` / ``spin -tN`` read."""
+    match = re.fullmatch(re.escape(model.name) + r"(\d*)\.trail", pan_name)
+    number = int(match.group(1)) if match and match.group(1) else None
+    preferred = model.with_name(pan_name)
+    if preferred not in taken and (force or not preferred.exists()):
+        return preferred, number
+    number = 1
+    while True:
+        candidate = model.with_name(f"{model.name}{number}.trail")
+        if candidate not in taken and not candidate.exists():
+            return candidate, number
+        number += 1
+
+
+def _result(model: Path, strategy: str, search: _Search, trails: list[str], replay: str | None,
+            defines: list[str], compile_flags, spin_version: str, wall_s: float) -> Result:
+    report = search.report
+    return Result(
+        model=str(model), strategy=strategy, group_order=1,
+        states_stored=_int(report.states_stored), states_matched=_int(report.states_matched),
+        transitions=_int(report.transitions), atomic_steps=_int(report.atomic_steps),
+        depth=report.depth or 0, errors=report.errors or 0,
+        complete=search.incomplete_reason is None, incomplete_reason=search.incomplete_reason,
+        elapsed_s=_search_seconds(report, search.wall_s), memory_mb=report.memory_mb or 0.0,
+        trail=trails[0] if trails else None, trails=trails, replay_command=replay,
+        error_messages=list(report.error_lines),
+        states_visited=_optional_int(report.states_visited), counts_exact=report.counts_exact,
+        state_vector_bytes=report.state_vector_bytes or 0,
+        hash_conflicts=_optional_int(report.hash_conflicts),
+        depth_limit=panflags.depth_limit(search.args), pan_args=list(search.args),
+        compile_flags=list(compile_flags), defines=list(defines), spin_version=spin_version,
+        wall_s=wall_s, unreached=list(report.unreached), pan_output=search.output,
+    )
+
+
+def _optional_int(value: float | None) -> int | None:
+    return None if value is None else _int(value)
+
+
+def _int(value: float | None) -> int:
+    return int(round(value)) if value is not None else 0
+
+
+def _search_seconds(report: PanReport, wall_s: float) -> float:
+    """pan's own elapsed time; its wall time when pan's is absurd (an early abort prints
+    ``elapsed time 1.72e+07 seconds``)."""
+    if report.elapsed_s is None or report.elapsed_s > wall_s + 1.0:
+        return round(wall_s, 3)
+    return report.elapsed_s
