@@ -4,10 +4,11 @@
 
    The asserts check the computed values, so errors=0 also checks the semantics.
    Counts measured with plain spin 6.5.2; select picks one of 3 values, and each choice
-   leads through its own copy of the rest of the run.
+   leads through its own copy of the rest of the run (so no state is matched).  The waiter's
+   timeout becomes executable only when ctl is blocked at its end label.
 
-   expect: flags=-DNOREDUCE states=76 transitions=80 errors=0
-   expect: states=76 transitions=80 errors=0
+   expect: flags=-DNOREDUCE states=71 transitions=71 errors=0
+   expect: states=71 transitions=71 errors=0
 */
 #define SIZE 4
 

@@ -1,0 +1,194 @@
+"""Every model in tests/models/ against the expectations in its header.
+
+The header syntax is described in tests/modelgen.py.  For each ``expect:`` line of each model:
+
+* ``test_verify``: ``topspin-py verify --strategy none --json`` gives the expected counts and
+  exit status (0, or 1 when pan finds errors), and never a traceback;
+* ``test_plain_spin``: plain spin + gcc + pan give the same counts, so the headers themselves
+  stay true (this is the reference the tool is measured against);
+* ``test_roundtrip``: the front end parses the model, the printer's text parses back to an
+  equal AST, and spin on the printed text gives the same counts as on the original.
+
+Every model in tests/models/bad/ must be refused with exit status 2, no traceback, and the
+``file:line`` and message fragment of its header on stderr.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import MODELS, REPO
+from modelgen import (HeaderError, Run, parse_header, read_header, run_spin)
+
+GOOD = sorted(MODELS.glob("*.pml"))
+BAD = sorted((MODELS / "bad").glob("*.pml"))
+
+# JSON keys of `verify --json` for the header's count keys.
+JSON_KEYS = {
+    "states": "states_stored",
+    "transitions": "transitions",
+    "matched": "states_matched",
+    "errors": "errors",
+    "depth": "depth",
+}
+
+
+def _run_params():
+    params = []
+    for path in GOOD:
+        try:
+            runs = read_header(path).runs
+        except HeaderError as e:
+            # A broken header is a failing test, not a collection error that hides the rest.
+            params.append(pytest.param(path, None, str(e), id=f"{path.stem}[bad-header]"))
+            continue
+        for i, run in enumerate(runs):
+            params.append(pytest.param(path, run, None, id=f"{path.stem}[{i}]"))
+    return params
+
+
+RUNS = _run_params()
+
+
+def _require(run: Run | None, header_error: str | None) -> Run:
+    if header_error is not None:
+        pytest.fail(header_error)
+    assert run is not None
+    return run
+
+
+def _assert_counts(got: dict[str, float], run: Run, what: str) -> None:
+    # pan prints counts with %9.8g: compare as numbers, exactly (all our models are small).
+    mismatches = {key: (want, got.get(key)) for key, want in run.counts.items()
+                  if got.get(key) is None or float(got[key]) != float(want)}
+    assert not mismatches, f"{what} ({run.label()}): {{key: (expected, got)}} = {mismatches}"
+
+
+@functools.lru_cache(maxsize=None)
+def _plain(path: Path, run: Run):
+    return run_spin(path, flags=run.flags, defines=run.defines, pan=run.pan, opt="-O0")
+
+
+def _cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "topspin_py.cli", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def _verify_args(path: Path, run: Run) -> list[str]:
+    # The CLI has one -D option: it is given both the pan compile flags and the model's
+    # preprocessor definitions, as the topspin-py user would give them.
+    args = ["verify", str(path), "--strategy", "none", "--json"]
+    args += [d if d.startswith("-D") else f"-D{d}" for d in (*run.flags, *run.defines)]
+    args += [f"--pan={arg}" for arg in run.pan]
+    return args
+
+
+# ----------------------------------------------------------------------------------- tests
+
+
+def test_there_are_models():
+    assert len(GOOD) >= 10 and len(BAD) >= 5
+
+
+@pytest.mark.parametrize("path,run,header_error", RUNS)
+def test_verify(path: Path, run: Run | None, header_error: str | None):
+    run = _require(run, header_error)
+    proc = _cli(*_verify_args(path, run))
+    assert "Traceback" not in proc.stderr, proc.stderr
+    want_errors = run.counts.get("errors", 0)
+    want_status = 1 if want_errors else 0
+    assert proc.returncode == want_status, (
+        f"exit status {proc.returncode}, expected {want_status}\n{proc.stdout}\n{proc.stderr}")
+    result = json.loads(proc.stdout)
+    got = {key: result.get(json_key) for key, json_key in JSON_KEYS.items()}
+    _assert_counts(got, run, f"topspin-py verify on {path.name}")
+    if not want_errors:
+        assert result.get("complete") is True, result
+
+
+@pytest.mark.parametrize("path,run,header_error", RUNS)
+def test_plain_spin(path: Path, run: Run | None, header_error: str | None):
+    run = _require(run, header_error)
+    res = _plain(path, run)
+    _assert_counts({key: res.get(key) for key in JSON_KEYS}, run, f"plain spin on {path.name}")
+
+
+@pytest.mark.parametrize("path,run,header_error", RUNS)
+def test_roundtrip(path: Path, run: Run | None, header_error: str | None, tmp_path: Path):
+    from topspin_py.promela import parse_file, parse_text, print_spec
+
+    run = _require(run, header_error)
+    spec = parse_file(path, defines=run.defines)
+    text = print_spec(spec)
+    (tmp_path / "printed.pml").write_text(text)
+    again = parse_text(text, str(tmp_path / "printed.pml"))
+    assert again == spec, f"the printed text of {path.name} parses to a different AST " \
+                          f"(see {tmp_path / 'printed.pml'})"
+    # The printed text is already preprocessed: no defines for spin, the same pan flags.
+    printed = run_spin(text=text, flags=run.flags, pan=run.pan, opt="-O0")
+    original = _plain(path, run)
+    for key in ("states", "transitions", "matched", "errors"):
+        assert printed.get(key) == original.get(key), (
+            f"{key}: printed model {printed.get(key)}, original {original.get(key)} "
+            f"({run.label()})")
+
+
+@pytest.mark.parametrize("path", BAD, ids=lambda p: p.stem)
+def test_bad_model(path: Path):
+    expectation = read_header(path).error
+    assert expectation is not None, f"{path.name}: models in bad/ need an 'expect: error' header"
+    proc = _cli("verify", str(path), "--strategy", "none", "--json", timeout=120)
+    assert proc.returncode == 2, f"exit status {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    assert "Traceback" not in proc.stderr, proc.stderr
+    if expectation.line is not None:
+        name = Path(expectation.file).name if expectation.file else path.name
+        where = re.compile(rf"(?:^|[/\s]){re.escape(name)}:{expectation.line}\b", re.M)
+        assert where.search(proc.stderr), (
+            f"expected {name}:{expectation.line} in stderr:\n{proc.stderr}")
+    if expectation.message is not None:
+        assert expectation.message.lower() in proc.stderr.lower(), proc.stderr
+
+
+# ---------------------------------------------------------------- the header syntax itself
+
+
+def test_header_syntax():
+    header = parse_header("""/* Prose first.
+       expect: flags=-DNOREDUCE defines=-DN=3 states=12 transitions=47 errors=0
+       expect: pan="-a -N p1" pan=-m100000 states=30 errors=1
+       more prose: key=value here is not read */
+    init { skip }""")
+    first, second = header.runs
+    assert first.flags == ("-DNOREDUCE",) and first.defines == ("-DN=3",) and first.pan == ()
+    assert first.counts == {"states": 12, "transitions": 47, "errors": 0}
+    assert second.pan == ("-a", "-N", "p1", "-m100000")
+    assert second.counts == {"states": 30, "errors": 1}
+    assert header.error is None
+
+
+def test_header_error_syntax():
+    header = parse_header('/* expect: error file=include/x.h line=7 message="syntax error" */')
+    assert header.runs == []
+    assert header.error.line == 7 and header.error.file == "include/x.h"
+    assert header.error.message == "syntax error"
+
+
+@pytest.mark.parametrize("text", [
+    "init { skip }",                                     # no leading comment
+    "/* no expectation here */",                         # no expect: line
+    "/* expect: states=1 colour=blue */",                # unknown key
+    "/* expect: states=many */",                         # not a number
+    "/* expect: flags=-DNOREDUCE */",                    # no count
+    "/* expect: states=1 states=2 */",                   # a count twice
+    "/* expect: error line=3\n   expect: states=1 */",   # error and runs mixed
+])
+def test_header_rejects(text: str):
+    with pytest.raises(HeaderError):
+        parse_header(text)
