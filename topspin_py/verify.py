@@ -82,9 +82,14 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     with _work_directory(options.keep_dir) as workdir:
         ran(toolchain.spin_command(tools, model, defines))
         spin_output = toolchain.generate_pan(tools, model, str(model), defines, workdir)
-        has_claim = panflags.pan_h_declares_claim((workdir / "pan.h").read_text(errors="replace"))
-        compile_flags = panflags.choose_compile_flags(defines, pan_args, has_claim)
+        pan_sources = {path.name: path.read_text(errors="replace") for path in workdir.glob("pan.[chbmpt]")}
+        compile_flags = panflags.choose_compile_flags(
+            defines, pan_args, panflags.pan_h_declares_claim(pan_sources["pan.h"]),
+            panflags.pan_option_names(pan_sources.values()))
         detail(compile_flags.safety_reason)
+        if compile_flags.model_only:
+            detail("for the model only (pan's sources do not test them): "
+                   + " ".join(f"-D{define}" for define in compile_flags.model_only))
         # later: layout(pan.h) -> codegen(Group, StateLayout) -> splice into pan.c
         ran(toolchain.compile_command(tools, compile_flags.flags))
         binary = toolchain.compile_pan(tools, compile_flags.flags, workdir)

@@ -2,8 +2,14 @@
 
 A SPIN user tunes pan in two places: compile-time ``-D`` macros (``-DNOREDUCE``, ``-DSAFETY``,
 ``-DVECTORSZ=N``, ``-DMEMLIM=N``, ...) and run-time arguments (``-m``, ``-w``, ``-a``, ``-c0``, ...).
-We take the user's ``-D`` defines once and hand the same list to spin's preprocessor and to gcc,
-the way a SPIN user passes them, so a model's ``#if`` and pan's own switches see the same values.
+A ``-D`` can also be meant for the model (``spin -DN=3 -a m.pml``).  We take the user's ``-D``
+defines once and route them:
+
+* every define goes to spin's preprocessor: the model sees only the macros it uses;
+* a define goes to gcc only when pan's sources test its name in a preprocessor directive
+  (``#ifdef NOREDUCE``, ``#if VECTORSZ<65536``, ``defined(MEMLIM)``).  Any pan option is such a
+  name; a model macro is not, and giving it to gcc can break pan.c: ``-DN=3`` turns pan.c's
+  ``r_ck(uchar *which, int N, ...)`` into a syntax error.
 
 The one flag we add ourselves is ``-DSAFETY``, by this rule:
 
@@ -35,6 +41,8 @@ _DEFINE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(=[A-Za-z0-9_.,:+/@%^-]*)?$")
 #       #define NCLAIMS 4
 # (a later "#ifndef NCLAIMS / #define NCLAIMS 1" fallback is present in every pan.h).
 _CLAIM_IN_PAN_H = re.compile(r"#ifndef NOCLAIM\s*\n\s*#define NCLAIMS\s+\d+")
+_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif)\b(.*)$", re.M)
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # pan reads only the letter after the dash, so "-a", "-l", "-f" may carry anything after it.
 _CYCLE_SEARCH_ARGS = ("-a", "-l", "-f")
 
@@ -57,6 +65,16 @@ def pan_h_declares_claim(pan_h: str) -> bool:
     return bool(_CLAIM_IN_PAN_H.search(pan_h))
 
 
+def pan_option_names(sources) -> set[str]:
+    """The macro names pan's sources (pan.c, pan.h, pan.m, ...) test in #if/#ifdef/#ifndef/#elif:
+    the names a -D can mean something to when compiling pan."""
+    names: set[str] = set()
+    for text in sources:
+        for condition in _DIRECTIVE.findall(text):
+            names.update(_IDENTIFIER.findall(condition))
+    return names
+
+
 @dataclass(frozen=True)
 class CompileFlags:
     """The -D flags for gcc, and why -DSAFETY was or was not added."""
@@ -64,25 +82,31 @@ class CompileFlags:
     flags: tuple[str, ...]
     safety_added: bool
     safety_reason: str
+    model_only: tuple[str, ...] = ()   # user defines pan does not know: given to spin only
 
 
 def choose_compile_flags(defines: tuple[str, ...] | list[str], pan_args: tuple[str, ...] | list[str],
-                         model_has_claim: bool) -> CompileFlags:
-    user_flags = tuple(f"-D{define}" for define in defines)
-    names = {define_name(define) for define in defines}
+                         model_has_claim: bool, pan_options: set[str]) -> CompileFlags:
+    """The gcc -D flags: the user's pan options (see the module doc), plus -DSAFETY by the rule."""
+    for_pan = tuple(define for define in defines if define_name(define) in pan_options)
+    model_only = tuple(define for define in defines if define_name(define) not in pan_options)
+    user_flags = tuple(f"-D{define}" for define in for_pan)
+    added, reason = _safety_decision({define_name(define) for define in for_pan}, pan_args,
+                                     model_has_claim)
+    return CompileFlags(("-DSAFETY",) * added + user_flags, added, reason, model_only)
+
+
+def _safety_decision(names: set[str], pan_args, model_has_claim: bool) -> tuple[bool, str]:
     cycle_args = [arg for arg in pan_args if arg.startswith(_CYCLE_SEARCH_ARGS)]
     if "SAFETY" in names:
-        return CompileFlags(user_flags, False, "-DSAFETY given by the user")
+        return False, "-DSAFETY given by the user"
     if "NP" in names:
-        return CompileFlags(user_flags, False, "not adding -DSAFETY: -DNP adds the non-progress claim")
+        return False, "not adding -DSAFETY: -DNP adds the non-progress claim"
     if model_has_claim and "NOCLAIM" not in names:
-        return CompileFlags(user_flags, False,
-                            "not adding -DSAFETY: the model has a never claim or ltl formula")
+        return False, "not adding -DSAFETY: the model has a never claim or ltl formula"
     if cycle_args:
-        return CompileFlags(user_flags, False,
-                            f"not adding -DSAFETY: pan argument {cycle_args[0]} asks for a cycle search")
-    return CompileFlags(("-DSAFETY",) + user_flags, True,
-                        "added -DSAFETY: no claim and no cycle search (-a/-l/-f)")
+        return False, f"not adding -DSAFETY: pan argument {cycle_args[0]} asks for a cycle search"
+    return True, "added -DSAFETY: no claim and no cycle search (-a/-l/-f)"
 
 
 def depth_limit(pan_args: tuple[str, ...] | list[str]) -> int:
