@@ -1,0 +1,236 @@
+"""The topspin-py command, run as a user runs it: a separate process, real spin, gcc and pan."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from topspin_py.cli import _attach_option_values
+
+REPO = Path(__file__).resolve().parent.parent
+
+COUNTER = "short n;\nactive proctype Counter() {\n\tdo\n\t:: n < 5 -> n++\n\t:: else -> break\n\tod\n}\n"
+
+
+def topspin(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "topspin_py.cli", *map(str, args)], cwd=cwd,
+                          env=env, capture_output=True, text=True, timeout=600)
+
+
+def relative(path: Path) -> str:
+    return os.path.relpath(path, REPO)   # ../shared/corpus/..., as in the acceptance commands
+
+
+# --- acceptance: the published baselines -----------------------------------------------------
+
+def test_peterson3_json(corpus):
+    run = topspin("verify", "--strategy", "none", "--json", "-DNOREDUCE",
+                  relative(corpus / "topspin" / "peterson3.p"))
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)   # stdout is one JSON object and nothing else
+    assert result["states_stored"] == 2636
+    assert result["errors"] == 0 and result["complete"] is True
+    assert (result["strategy"], result["group_order"]) == ("none", 1)
+
+
+def test_email3_json(corpus):
+    run = topspin("verify", "--strategy", "none", "--json", "-DNOREDUCE",
+                  relative(corpus / "topspin" / "email3.p"))
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["states_stored"] == 23256 and result["complete"] is True
+    assert "rerunning with -m100000" in run.stderr   # the depth-limit rerun is announced
+
+
+def test_hajek_exit_status_and_trail(corpus, tmp_path):
+    # A copy, so the trail lands in tmp_path and not in the shared corpus.
+    model = tmp_path / "hajek.pml"
+    shutil.copyfile(corpus / "spin-examples" / "hajek.pml", model)
+    run = topspin("verify", "--strategy", "none", "--json", model)
+    assert run.returncode == 1, run.stderr
+    result = json.loads(run.stdout)
+    assert result["errors"] >= 1
+    assert result["trail"] == str(model) + ".trail" and Path(result["trail"]).is_file()
+    replay = subprocess.run(["spin", "-t", "-p", "hajek.pml"], cwd=tmp_path, capture_output=True, text=True)
+    assert "assertion violated" in replay.stdout
+
+
+def test_hajek_summary(corpus, tmp_path):
+    model = tmp_path / "hajek.pml"
+    shutil.copyfile(corpus / "spin-examples" / "hajek.pml", model)
+    run = topspin("verify", "hajek.pml", cwd=tmp_path)
+    assert run.returncode == 1
+    out = run.stdout
+    assert re.search(r"^errors:\s+1$", out, re.M)
+    assert re.search(r"^\s+pan:1: assertion violated \(din==\(\(prev_din\+1\)%8\)\)", out, re.M)
+    assert re.search(r"^search:\s+INCOMPLETE: pan stopped at the first error", out, re.M)
+    assert re.search(r"^trail:\s+hajek\.pml\.trail$", out, re.M)
+    assert re.search(r"^replay:\s+spin -t -p hajek\.pml$", out, re.M)
+
+
+# --- options ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("pan_option", [["--pan", "-m100000"], ["--pan=-m100000"]])
+def test_pan_arguments_separate_or_attached(tmp_path, pan_option):
+    model = tmp_path / "m.pml"
+    model.write_text(COUNTER)
+    run = topspin("verify", "--json", *pan_option, model)
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    assert result["pan_args"] == ["-m100000"] and result["depth_limit"] == 100000
+
+
+def test_pan_arguments_split_like_a_shell(tmp_path):
+    model = tmp_path / "m.pml"
+    model.write_text(COUNTER)
+    result = json.loads(topspin("verify", "--json", "--pan", "-m20000 -c0", model).stdout)
+    assert result["pan_args"] == ["-m20000", "-c0"]
+
+
+@pytest.mark.parametrize("define", [["-DNOREDUCE"], ["-D", "NOREDUCE"]])
+def test_define_attached_or_separate(tmp_path, define):
+    model = tmp_path / "m.pml"
+    model.write_text(COUNTER)
+    result = json.loads(topspin("verify", "--json", *define, model).stdout)
+    assert result["defines"] == ["NOREDUCE"] and "-DNOREDUCE" in result["compile_flags"]
+
+
+def test_attach_option_values():
+    assert _attach_option_values(["verify", "--pan", "-m10", "m.pml"]) == ["verify", "--pan=-m10", "m.pml"]
+    assert _attach_option_values(["verify", "m.pml", "--", "--pan"]) == ["verify", "m.pml", "--", "--pan"]
+
+
+def test_readable_summary(tmp_path):
+    model = tmp_path / "m.pml"
+    model.write_text(COUNTER)
+    run = topspin("verify", model)
+    assert run.returncode == 0
+    for pattern in (r"^model:\s+\S*m\.pml$", r"^strategy:\s+none \(group order 1\)$",
+                    r"^states stored:\s+13$", r"^states matched:\s+0$", r"^transitions:\s+13$",
+                    r"^depth reached:\s+12 \(limit -m10000\)$", r"^errors:\s+0$",
+                    r"^search:\s+complete$", r"^memory:\s+\d+\.\d+ MB$", r"^time:"):
+        assert re.search(pattern, run.stdout, re.M), pattern
+
+
+def test_verbose_shows_commands(tmp_path):
+    model = tmp_path / "m.pml"
+    model.write_text(COUNTER)
+    run = topspin("verify", "--verbose", "-DNOREDUCE", model)
+    assert re.search(r"^\$ \S*gcc -O2 -DSAFETY -DNOREDUCE -o pan pan\.c$", run.stderr, re.M)
+    assert "added -DSAFETY" in run.stderr
+    assert re.search(r"^\$ \S*spin -DNOREDUCE -a ", run.stderr, re.M)
+
+
+def test_keep_dir(tmp_path):
+    model = tmp_path / "m.pml"
+    model.write_text(COUNTER)
+    run = topspin("verify", "--keep", tmp_path / "kept", model)
+    assert run.returncode == 0
+    assert {"pan.c", "pan.h", "pan", "pan.out"} <= {p.name for p in (tmp_path / "kept").iterdir()}
+    again = topspin("verify", "--keep", tmp_path / "kept", model)
+    assert again.returncode == 2 and "not empty" in again.stderr
+
+
+# --- progress --------------------------------------------------------------------------------
+
+PROGRESS_MODEL = ("byte x[4];\nactive [4] proctype P() { byte v; select(v : 0..15); "
+                  "x[_pid] = v; end: x[_pid] == 255 }\n")
+
+
+def test_progress_lines_when_not_a_terminal(tmp_path):
+    model = tmp_path / "p.pml"
+    model.write_text(PROGRESS_MODEL)
+    run = topspin("verify", "--json", "-DNOREDUCE", model)
+    assert run.returncode == 0
+    assert re.search(r"^pan: 1M states, \S+ transitions, depth \d+, \d+ MB, \S+ states/s, [\d.]+ s$",
+                     run.stderr, re.M)
+    assert "\r" not in run.stderr   # plain lines, not the terminal's updating line
+    assert json.loads(run.stdout)["states_stored"] == 33 ** 4
+
+
+def test_quiet_suppresses_progress(tmp_path):
+    model = tmp_path / "p.pml"
+    model.write_text(PROGRESS_MODEL)
+    run = topspin("verify", "--quiet", "--json", "-DNOREDUCE", model)
+    assert run.returncode == 0 and run.stderr == ""
+
+
+# --- failures: exit status 2, a message, no traceback ----------------------------------------
+
+def test_syntax_error(tmp_path):
+    (tmp_path / "bad.pml").write_text("active proctype A() {\n\tbyte x;\n\tx = = 3\n}\n")
+    run = topspin("verify", "bad.pml", cwd=tmp_path)
+    assert run.returncode == 2
+    assert "Traceback" not in run.stderr and run.stdout == ""
+    assert re.match(r"bad\.pml:3(:\d+)?: error: ", run.stderr)
+
+
+def test_spin_rejection_shows_spins_message(tmp_path):
+    # Our front end does not resolve names; spin rejects the undeclared y.
+    (tmp_path / "undeclared.pml").write_text("active proctype A() {\n\tbyte x;\n\tx = y\n}\n")
+    run = topspin("verify", "undeclared.pml", cwd=tmp_path)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr.startswith("undeclared.pml:4: error: spin rejects the model: undeclared variable: y")
+    assert "spin: undeclared.pml:4, Error: undeclared variable: y" in run.stderr
+    assert str(tmp_path) not in run.stderr   # the user's path, not the absolute one spin saw
+
+
+def test_vectorsz_failure_explained(tmp_path):
+    (tmp_path / "v.pml").write_text("byte big[2000];\nactive proctype A() { big[0] = 1; big[1999] = big[0] }\n")
+    run = topspin("verify", "v.pml", cwd=tmp_path)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert "hint: pass -DVECTORSZ=2048" in run.stderr
+    assert topspin("verify", "-DVECTORSZ=2048", "v.pml", cwd=tmp_path).returncode == 0
+
+
+def test_memory_failure_explained(tmp_path):
+    (tmp_path / "m.pml").write_text(COUNTER)
+    run = topspin("verify", "-DMEMLIM=1", "m.pml", cwd=tmp_path)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert "error: pan ran out of memory" in run.stderr
+    assert "-DMEMLIM" in run.stderr and "-DCOLLAPSE" in run.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["verify", "missing.pml"],
+    ["verify", "--strategy", "fast", "m.pml"],
+    ["verify", "-DX=(1+2)", "m.pml"],
+    ["verify", "--pan", "-Z", "m.pml"],
+    ["frobnicate"],
+    [],
+])
+def test_bad_usage_exit_status_2(tmp_path, args):
+    (tmp_path / "m.pml").write_text(COUNTER)
+    run = topspin(*args, cwd=tmp_path)
+    assert run.returncode == 2 and "Traceback" not in run.stderr and run.stderr
+
+
+def test_interrupt_exits_cleanly(tmp_path):
+    """Ctrl-C during a long search: no traceback, status 130, pan stopped."""
+    import signal
+    import time
+    model = tmp_path / "long.pml"
+    model.write_text("byte a, b, c;\n"
+                     "active proctype A() { do :: a < 255 -> a++ :: a > 0 -> a-- od }\n"
+                     "active proctype B() { do :: b < 255 -> b++ :: b > 0 -> b-- od }\n"
+                     "active proctype C() { do :: c < 255 -> c++ :: c > 0 -> c-- od }\n")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    process = subprocess.Popen([sys.executable, "-m", "topspin_py.cli", "verify", str(model)],
+                               cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    stderr = ""
+    while "pan: 1M states" not in stderr and time.monotonic() < deadline:  # pan is running
+        stderr += process.stderr.readline()
+    os.killpg(process.pid, signal.SIGINT)   # as a terminal's Ctrl-C: the whole process group
+    out, rest = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "Traceback" not in stderr + rest and "interrupted" in rest
