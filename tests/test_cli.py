@@ -145,6 +145,7 @@ PROGRESS_MODEL = ("byte x[4];\nactive [4] proctype P() { byte v; select(v : 0..1
                   "x[_pid] = v; end: x[_pid] == 255 }\n")
 
 
+@pytest.mark.slow
 def test_progress_lines_when_not_a_terminal(tmp_path):
     model = tmp_path / "p.pml"
     model.write_text(PROGRESS_MODEL)
@@ -156,6 +157,7 @@ def test_progress_lines_when_not_a_terminal(tmp_path):
     assert json.loads(run.stdout)["states_stored"] == 33 ** 4
 
 
+@pytest.mark.slow
 def test_quiet_suppresses_progress(tmp_path):
     model = tmp_path / "p.pml"
     model.write_text(PROGRESS_MODEL)
@@ -213,6 +215,7 @@ def test_bad_usage_exit_status_2(tmp_path, args):
     assert run.returncode == 2 and "Traceback" not in run.stderr and run.stderr
 
 
+@pytest.mark.slow
 def test_interrupt_exits_cleanly(tmp_path):
     """Ctrl-C during a long search: no traceback, status 130, pan stopped."""
     import signal

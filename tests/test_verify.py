@@ -191,6 +191,14 @@ def test_defines_reach_spin_and_pan_options_reach_gcc(tmp_path):
     assert any("model only" in line and "-DN=3" in line for line in details)
 
 
+def test_bitstate_is_marked_approximate(tmp_path):
+    result = verify(write(tmp_path, COUNTER.replace("{N}", "5")), VerifyOptions(defines=("BITSTATE",)))
+    assert result.complete and result.approximate and result.states_stored == 13
+    assert "approximate" in result.summary()
+    exact = verify(write(tmp_path, COUNTER.replace("{N}", "5")))
+    assert not exact.approximate
+
+
 # --- explained failures ----------------------------------------------------------------------
 
 def test_vectorsz_too_small(tmp_path):
@@ -270,6 +278,7 @@ def test_keep_dir(tmp_path):
         verify(write(tmp_path, COUNTER.replace("{N}", "5")), VerifyOptions(keep_dir=keep))
 
 
+@pytest.mark.slow
 def test_progress_reports(tmp_path):
     # 33^4 = 1,185,921 states without POR (4 processes, 33 local states each): one report at 10^6.
     model = write(tmp_path, "byte x[4];\nactive [4] proctype P() { byte v; select(v : 0..15); "

@@ -30,6 +30,7 @@ class Result:
     errors: int
     complete: bool                  # the whole state space was explored
     incomplete_reason: str | None   # why not, in words the user can act on
+    approximate: bool               # bitstate / hash compaction: states may have been lost
     elapsed_s: float                # pan's search time
     memory_mb: float                # pan's "total actual memory usage"
     trail: str | None               # the first trail file, next to the model
@@ -77,6 +78,8 @@ class Result:
         lines = [f"{name + ':':16}{value}" for name, value in rows]
         lines += [f"    {message}" for message in self.error_messages]
         search = "complete" if self.complete else f"INCOMPLETE: {self.incomplete_reason}"
+        if self.approximate:
+            search += " (approximate storage: hash collisions may have hidden states)"
         lines.append(f"{'search:':16}{search}")
         lines.append(f"{'memory:':16}{self.memory_mb:.3f} MB")
         lines.append(f"{'time:':16}{self.elapsed_s:.2f} s search, {self.wall_s:.2f} s in all")

@@ -269,6 +269,7 @@ def _result(model: Path, strategy: str, search: _Search, trails: list[str], repl
         transitions=_int(report.transitions), atomic_steps=_int(report.atomic_steps),
         depth=report.depth or 0, errors=report.errors or 0,
         complete=search.incomplete_reason is None, incomplete_reason=search.incomplete_reason,
+        approximate=panflags.approximate_storage(compile_flags) is not None,
         elapsed_s=_search_seconds(report, search.wall_s), memory_mb=report.memory_mb or 0.0,
         trail=trails[0] if trails else None, trails=trails, replay_command=replay,
         error_messages=list(report.error_lines),
@@ -277,7 +278,7 @@ def _result(model: Path, strategy: str, search: _Search, trails: list[str], repl
         hash_conflicts=_optional_int(report.hash_conflicts),
         depth_limit=panflags.depth_limit(search.args), pan_args=list(search.args),
         compile_flags=list(compile_flags), defines=list(defines), spin_version=spin_version,
-        wall_s=wall_s, unreached=list(report.unreached), pan_output=search.output,
+        wall_s=round(wall_s, 3), unreached=list(report.unreached), pan_output=search.output,
     )
 
 

@@ -109,6 +109,19 @@ def _safety_decision(names: set[str], pan_args, model_has_claim: bool) -> tuple[
     return True, "added -DSAFETY: no claim and no cycle search (-a/-l/-f)"
 
 
+# Storage modes that may lose states to hash collisions: a "complete" search under them has
+# visited every state it stored, not necessarily every reachable state.
+_APPROXIMATE_STORAGE = {"BITSTATE", "HC", "HC0", "HC1", "HC2", "HC3", "HC4"}
+
+
+def approximate_storage(compile_flags) -> str | None:
+    """The -D flag that makes the search approximate (bitstate, hash compaction), if any."""
+    for flag in compile_flags:
+        if define_name(flag.removeprefix("-D")) in _APPROXIMATE_STORAGE:
+            return flag
+    return None
+
+
 def depth_limit(pan_args: tuple[str, ...] | list[str]) -> int:
     """The depth limit pan will use: the last -mN, else pan's default."""
     limit = DEFAULT_DEPTH_LIMIT
