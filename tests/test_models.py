@@ -25,7 +25,8 @@ from pathlib import Path
 import pytest
 
 from conftest import MODELS, REPO
-from modelgen import (HeaderError, Run, parse_header, read_header, run_spin)
+from modelgen import (FAMILIES, FAMILY_FLAGS, FAMILY_PAN, HeaderError, Run, generate,
+                      parse_header, read_header, run_spin)
 
 GOOD = sorted(MODELS.glob("*.pml"))
 BAD = sorted((MODELS / "bad").glob("*.pml"))
@@ -154,6 +155,26 @@ def test_bad_model(path: Path):
             f"expected {name}:{expectation.line} in stderr:\n{proc.stderr}")
     if expectation.message is not None:
         assert expectation.message.lower() in proc.stderr.lower(), proc.stderr
+
+
+@pytest.mark.parametrize("family,n", sorted(FAMILIES), ids=lambda v: str(v))
+def test_generated(family: str, n: int, tmp_path: Path):
+    """The generated families (tests/modelgen.py) through topspin-py verify."""
+    path = tmp_path / f"{family}{n}.pml"
+    path.write_text(generate(family, n))
+    run = Run(flags=FAMILY_FLAGS, pan=FAMILY_PAN, expect=tuple(FAMILIES[family, n].items()))
+    proc = _cli(*_verify_args(path, run))
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    result = json.loads(proc.stdout)
+    _assert_counts({key: result.get(json_key) for key, json_key in JSON_KEYS.items()}, run,
+                   f"topspin-py verify on {family}({n})")
+
+
+@pytest.mark.parametrize("family,n", sorted(FAMILIES), ids=lambda v: str(v))
+def test_generated_plain_spin(family: str, n: int):
+    res = run_spin(text=generate(family, n), flags=FAMILY_FLAGS, pan=FAMILY_PAN, opt="-O0")
+    run = Run(expect=tuple(FAMILIES[family, n].items()))
+    _assert_counts({key: res.get(key) for key in JSON_KEYS}, run, f"plain spin on {family}({n})")
 
 
 # ---------------------------------------------------------------- the header syntax itself

@@ -1,6 +1,6 @@
 /* Control flow: if/do with else, break, goto and labels, skip, atomic, d_step, unless,
    `for (i : lo .. hi)`, `for (i in array)`, `select (i : lo .. hi)`, inline (with
-   parameters, nested, with a local declaration in the caller), timeout, end labels.
+   parameters, one inline calling another), timeout, end labels.
 
    The asserts check the computed values, so errors=0 also checks the semantics.
    Counts measured with plain spin 6.5.2; select picks one of 3 values, and each choice

@@ -5,7 +5,8 @@
    nostarve a process that wants in eventually gets in: fails without fairness (the other
             process may run forever while this one is never scheduled), holds under weak
             fairness (pan -f).
-   entry    the textual operators and a remote reference to a label: holds.
+   entry    the textual operators (always, implies, eventually) and U: holds.
+   nostarve also refers to a label of another process (user[0]@cs).
    Counts measured with plain spin 6.5.2.  In a nested search pan prints
    "62 states, stored (139 visited)": `states` is the first number.  Partial order reduction
    gains nothing here (every statement touches a shared global): NOREDUCE gives the same.

@@ -1,6 +1,6 @@
-/* Preprocessing: #include of a file in include/, #define with arguments, #if/#ifdef/#ifndef,
-   #else, #endif, and a -D definition from the command line (include/common.h gives N a
-   default of 2 under #ifndef).
+/* Preprocessing: #include of a file in include/, #define with arguments (also one macro
+   using another), #if/#elif/#else/#endif with defined(), #ifdef, #ifndef, and a -D
+   definition from the command line (include/common.h gives N a default of 2 under #ifndef).
 
    One process counts `count` up to LIMIT: LIMIT is 2*N when N > 2, N otherwise.  Reachable
    states with NOREDUCE: the loop head with count = 0..LIMIT (LIMIT+1), the state after the

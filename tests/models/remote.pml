@@ -6,8 +6,8 @@
    spin warns "using enabled() outside never claim" (and the same for pc_value) and accepts
    the model.
    Counts measured with plain spin 6.5.2 (P[1] may run its first statement at any time, and
-   at the end the three processes take their last steps in any order, which gives the matched states).
-   Partial order reduction changes nothing here.
+   at the end the three processes take their last steps in any order, which gives the
+   matched states).  Partial order reduction changes nothing here.
 
    expect: flags=-DNOREDUCE states=53 transitions=73 matched=20 errors=0
    expect: states=53 transitions=73 matched=20 errors=0

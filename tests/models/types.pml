@@ -5,9 +5,9 @@
    One process runs straight-line code; every statement touches a global, so none is merged
    and each is one step: 22 statements give 22 + 1 locations + the empty system after the
    process died = 24 states, and 24 transitions (pan counts the initial state as one).
-   With one process, partial order reduction changes nothing.  The hidden
-   variable is not in the state vector, so its assignment still makes a new state only
-   because the program counter moves.
+   With one process, partial order reduction changes nothing.  The hidden variable is not
+   in the state vector, so its assignment makes a new state only because the program
+   counter moves.
 
    expect: flags=-DNOREDUCE states=24 transitions=24 errors=0
    expect: states=24 transitions=24 errors=0
