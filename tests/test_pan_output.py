@@ -214,3 +214,18 @@ def test_watcher_reports_each_progress_line_once(progress_output):
                   progress_output[cut + 9:]):
         watcher.feed(piece)
     assert [p.states for p in seen] == [1e6]
+
+
+def test_display_on_a_terminal_rewrites_one_line(progress_output):
+    import io
+    from topspin_py.pan.progress import ProgressDisplay
+    stream = io.StringIO()
+    display = ProgressDisplay(stream, is_terminal=True)
+    line = next(line for line in progress_output.splitlines() if line.startswith("Depth="))
+    display(parse_progress_line(line, elapsed_s=2.0))
+    display(parse_progress_line(line.replace("States=    1e+06", "States=    2e+06"), elapsed_s=4.0))
+    display.finish()
+    shown = stream.getvalue()
+    assert "\n" not in shown   # one line, rewritten in place, erased at the end
+    assert shown.count("\r") == 3 and shown.endswith("\r\x1b[K")
+    assert "pan: 2M states" in shown and "500k states/s" in shown
