@@ -24,6 +24,12 @@ Keys of a run (``flags``, ``defines`` and ``pan`` may repeat and accumulate):
     the counts pan must report (``states, stored``, ``transitions``, ``states, matched``,
     ``errors:``, ``depth reached``).  Numbers, compared as numbers (pan prints ``%9.8g``).
 
+A line with ``pids:`` instead of ``expect:`` lists the proctype of each process instance the
+front end must find (``load_model(...).processes``, with the defines of the first run), in
+SPIN's pid order, ``:init:`` for init::
+
+       pids: A A :init: B B B
+
 Models that a user gets an error for live in ``tests/models/bad/`` and have one line::
 
     /* expect: error line=7 message="undeclared variable" */
@@ -89,6 +95,7 @@ class ErrorExpectation:
 class Header:
     runs: list[Run] = field(default_factory=list)
     error: ErrorExpectation | None = None
+    pids: tuple[str, ...] | None = None
 
 
 _LEADING_COMMENT = re.compile(r"\A\s*/\*(.*?)\*/", re.S)
@@ -101,6 +108,11 @@ def parse_header(text: str, where: str = "<model>") -> Header:
         raise HeaderError(f"{where}: no leading /* expect: ... */ comment")
     header = Header()
     for line in m.group(1).splitlines():
+        if line.strip().startswith("pids:"):
+            if header.pids is not None:
+                raise HeaderError(f"{where}: pids: given twice")
+            header.pids = tuple(line.split("pids:", 1)[1].split())
+            continue
         if "expect:" not in line:
             continue
         spec = line.split("expect:", 1)[1]

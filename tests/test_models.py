@@ -9,6 +9,9 @@ The header syntax is described in tests/modelgen.py.  For each ``expect:`` line 
 * ``test_roundtrip``: the front end parses the model, the printer's text parses back to an
   equal AST, and spin on the printed text gives the same counts as on the original.
 
+``test_processes``: where the header has a ``pids:`` line, ``load_model`` finds those process
+instances, in SPIN's pid order.
+
 Every model in tests/models/bad/ must be refused with exit status 2, no traceback, and the
 ``file:line`` and message fragment of its header on stderr.
 """
@@ -121,6 +124,28 @@ def test_plain_spin(path: Path, run: Run | None, header_error: str | None):
     _assert_counts({key: res.get(key) for key in JSON_KEYS}, run, f"plain spin on {path.name}")
 
 
+def _pid_params():
+    params = []
+    for path in GOOD:
+        try:
+            header = read_header(path)
+        except HeaderError:
+            continue  # reported by the other tests
+        if header.pids is not None:
+            defines = header.runs[0].defines if header.runs else ()
+            params.append(pytest.param(path, defines, header.pids, id=path.stem))
+    return params
+
+
+@pytest.mark.parametrize("path,defines,pids", _pid_params())
+def test_processes(path: Path, defines: tuple[str, ...], pids: tuple[str, ...]):
+    from topspin_py.promela import load_model
+
+    model = load_model(path, defines=defines)
+    got = [(p.pid, p.proctype) for p in model.processes]
+    assert got == list(enumerate(pids))
+
+
 @pytest.mark.parametrize("path,run,header_error", RUNS)
 def test_roundtrip(path: Path, run: Run | None, header_error: str | None, tmp_path: Path):
     from topspin_py.promela import parse_file, parse_text, print_spec
@@ -184,6 +209,7 @@ def test_header_syntax():
     header = parse_header("""/* Prose first.
        expect: flags=-DNOREDUCE defines=-DN=3 states=12 transitions=47 errors=0
        expect: pan="-a -N p1" pan=-m100000 states=30 errors=1
+       pids: P P :init:
        more prose: key=value here is not read */
     init { skip }""")
     first, second = header.runs
@@ -191,6 +217,7 @@ def test_header_syntax():
     assert first.counts == {"states": 12, "transitions": 47, "errors": 0}
     assert second.pan == ("-a", "-N", "p1", "-m100000")
     assert second.counts == {"states": 30, "errors": 1}
+    assert header.pids == ("P", "P", ":init:")
     assert header.error is None
 
 
@@ -208,6 +235,7 @@ def test_header_error_syntax():
     "/* expect: states=many */",                         # not a number
     "/* expect: flags=-DNOREDUCE */",                    # no count
     "/* expect: states=1 states=2 */",                   # a count twice
+    "/* expect: states=1\n   pids: P\n   pids: P */",     # pids twice
     "/* expect: error line=3\n   expect: states=1 */",   # error and runs mixed
 ])
 def test_header_rejects(text: str):

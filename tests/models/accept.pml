@@ -7,6 +7,7 @@
    the initial state, so pan reports 6 + 1 = 7 transitions and 1 matched state.
    The -a count measured with plain spin 6.5.2.
 
+   pids: cycler
    expect: flags=-DNOREDUCE states=6 transitions=7 matched=1 errors=0
    expect: states=6 transitions=7 matched=1 errors=0
    expect: flags=-DNOREDUCE pan=-a states=6 transitions=6 errors=1

@@ -8,6 +8,7 @@
    the process: 12 steps, all to new states (pos.x, k and the pc differ), so 13 states and
    13 transitions (pan counts the initial state as one).  Checked with plain spin 6.5.2.
 
+   pids: counter
    expect: flags=-DNOREDUCE states=13 transitions=13 errors=0
    expect: states=13 transitions=13 errors=0
 */

@@ -12,6 +12,7 @@
    remaining 24 steps (the diamond gives the 24 matched states); partial order reduction
    lets it die first and keeps one path.
 
+   pids: :init: echo
    expect: flags=-DNOREDUCE states=56 transitions=80 matched=24 errors=0
    expect: states=32 transitions=32 errors=0
 */

@@ -7,6 +7,7 @@
    leads through its own copy of the rest of the run (so no state is matched).  The waiter's
    timeout becomes executable only when ctl is blocked at its end label.
 
+   pids: ctl waiter
    expect: flags=-DNOREDUCE states=71 transitions=71 errors=0
    expect: states=71 transitions=71 errors=0
 */

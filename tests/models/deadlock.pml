@@ -9,6 +9,7 @@
    at the first error, "invalid end state", when each worker holds one lock.
    Counts measured with plain spin 6.5.2.
 
+   pids: monitor :init: worker worker
    expect: flags=-DNOREDUCE states=34 transitions=53 errors=1
    expect: flags=-DNOREDUCE defines=-DORDERED states=49 transitions=74 matched=25 errors=0
    expect: defines=-DORDERED states=41 transitions=50 errors=0

@@ -7,6 +7,7 @@
    19 + 1 locations + the empty system after the process died = 21 states and 21
    transitions (pan counts the initial state as one).  The asserts check the values.
 
+   pids: :init:
    expect: flags=-DNOREDUCE states=21 transitions=21 errors=0
 */
 int a = 7, b = -3;

@@ -11,6 +11,7 @@
    "62 states, stored (139 visited)": `states` is the first number.  Partial order reduction
    gains nothing here (every statement touches a shared global): NOREDUCE gives the same.
 
+   pids: user user
    expect: pan="-a -N safe" states=32 transitions=55 matched=23 errors=0
    expect: pan="-N safe" states=32 transitions=55 errors=0
    expect: pan="-a -N nostarve" states=38 transitions=78 errors=1

@@ -14,6 +14,7 @@
    ("event_trace error (all events matched)").
    Counts measured with plain spin 6.5.2.
 
+   pids: pinger ponger
    expect: states=15 transitions=16 errors=0
    expect: defines=-DLIVE pan=-a states=24 transitions=43 errors=0
    expect: defines=-DNOTRACE states=6 transitions=6 errors=1

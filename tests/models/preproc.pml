@@ -9,6 +9,7 @@
    one step, so transitions = states (pan counts the initial state as a transition).
    N=3: LIMIT=6, 16 states.  N=2 (default): LIMIT=2, 8 states.  N=1: LIMIT=1, 6 states.
 
+   pids: counter
    expect: flags=-DNOREDUCE defines=-DN=3 states=16 transitions=16 errors=0
    expect: flags=-DNOREDUCE states=8 transitions=8 errors=0
    expect: flags=-DNOREDUCE defines=-DN=1 states=6 transitions=6 errors=0

@@ -10,6 +10,7 @@
    order: that diamond is the one matched state.
    Counts measured with plain spin 6.5.2.
 
+   pids: A A :init: B B B
    expect: flags=-DNOREDUCE states=23 transitions=24 matched=1 errors=0
    expect: states=23 transitions=24 matched=1 errors=0
 */

@@ -11,6 +11,7 @@
    10; each of them has one successor except the loop head with token 0 (two), so 12 edges,
    and pan reports 12 + 1 (the initial state) = 13 transitions, 13 - 10 = 3 matched.
 
+   pids: sender receiver
    expect: flags=-DNP pan=-l states=6 transitions=7 errors=0
    expect: flags=-DNP pan=-l defines=-DSTARVE states=7 transitions=8 errors=1
    expect: defines=-DUSERCLAIM pan=-a states=6 transitions=7 errors=0

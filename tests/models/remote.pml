@@ -9,6 +9,7 @@
    at the end the three processes take their last steps in any order, which gives the
    matched states).  Partial order reduction changes nothing here.
 
+   pids: P P :init:
    expect: flags=-DNOREDUCE states=53 transitions=73 matched=20 errors=0
    expect: states=53 transitions=73 matched=20 errors=0
 */

@@ -9,6 +9,7 @@
    in the state vector, so its assignment makes a new state only because the program
    counter moves.
 
+   pids: :init:
    expect: flags=-DNOREDUCE states=24 transitions=24 errors=0
    expect: states=24 transitions=24 errors=0
 */
