@@ -250,7 +250,7 @@ def run_spin(model: Path | None = None, *, text: str | None = None, flags=(), de
         ]
         for cmd in steps:
             proc = _run(cmd, work, timeout)
-            # spin reports some errors on stdout with status 0, so also look for "error".
+            # spin may report an error with exit status 0: then it writes no pan.c.
             if proc.returncode != 0 or (cmd[0] == "spin" and not (work / "pan.c").exists()):
                 raise SpinFailed(f"{shlex.join(cmd)} failed ({proc.returncode}):\n"
                                  f"{proc.stdout}{proc.stderr}")
