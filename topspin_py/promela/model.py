@@ -53,6 +53,7 @@ class ProcessInstance:
     origin: str  # "active", "init" or "run"
     args: list = field(default_factory=list)  # argument expressions of `run`
     pos: SourcePos | None = None
+    node: object | None = None  # the `run` expression that starts it (None for active/init)
 
 
 @dataclass
@@ -217,7 +218,7 @@ class _Builder:
                 if run.proctype not in proctypes:
                     raise ModelError(f"run of an undeclared proctype '{run.proctype}'", run.pos)
                 args = [_fold(a, {**self.mtypes, **env}) for a in run.args]
-                processes.append(ProcessInstance(len(processes), run.proctype, "run", args, run.pos))
+                processes.append(ProcessInstance(len(processes), run.proctype, "run", args, run.pos, run))
                 continue
             nested = [n for n in stmt.walk() if isinstance(n, ast.Run)]
             if nested:

@@ -1,0 +1,128 @@
+"""The static channel diagram (seed 000, Def. 11) and its automorphisms, computed by nauty.
+
+Vertices are the processes (pids) and the static channels.  Edges are labelled, through a
+small vertex per edge, so that nauty keeps the labels apart:
+
+* ``send``/``recv``: a proctype names a global channel in a send or a receive;
+* ``param:NAME``: a process got the channel as its parameter NAME in a `run`;
+* ``own:NAME``: a process owns the channel declared as its local NAME.
+
+Colours, which may only split vertices that no valid symmetry maps to each other:
+
+* a process: its proctype and the data arguments of its `run`;
+* a channel: its capacity and field types;
+* every vertex: the normal form of the program with this vertex marked (validity.Marker).
+  A valid permutation maps a vertex to one with the same marked program, so these colours
+  cost no valid symmetry, while they split pids that the text treats differently (priority
+  levels written into an array, a process named in a claim); nauty's group is then usually
+  valid as it stands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pynauty
+
+from ..promela import ast
+from ..promela.model import Model
+from ..promela.printer import print_expr
+from .types import CHAN, TypeInfo
+from .validity import Checker, Marker
+
+
+@dataclass
+class Diagram:
+    """The coloured graph, and which vertex stands for which pid or channel."""
+
+    points: list[tuple[str, int]]  # vertex i (i < len(points)) is ("pid", p) or ("chan", id)
+    edges: list[tuple[int, int, str]]
+    colours: list[tuple]
+
+    def automorphism_generators(self) -> list[dict[tuple[str, int], tuple[str, int]]]:
+        """Generators of the diagram's automorphism group, restricted to pids and channels."""
+        # Each labelled edge a -> b becomes a path a - tail - head - b of two extra vertices
+        # coloured (label, tail) and (label, head): an undirected graph with the same
+        # automorphisms (nauty's directed mode hangs on some of our graphs).
+        n_points = len(self.points)
+        labels = sorted({label for _, _, label in self.edges})
+        n = n_points + 2 * len(self.edges)
+        adjacency: dict[int, list[int]] = {v: [] for v in range(n)}
+        colour_of = list(self.colours)
+        for k, (a, b, label) in enumerate(self.edges):
+            tail, head = n_points + 2 * k, n_points + 2 * k + 1
+            adjacency[a].append(tail)
+            adjacency[tail].append(head)
+            adjacency[head].append(b)
+            colour_of.append(("edge", labels.index(label), "tail"))
+            colour_of.append(("edge", labels.index(label), "head"))
+        classes: dict[tuple, set[int]] = {}
+        for v, colour in enumerate(colour_of):
+            classes.setdefault(colour, set()).add(v)
+        partition = [classes[c] for c in sorted(classes, key=repr)]
+        graph = pynauty.Graph(n, directed=False, adjacency_dict=adjacency, vertex_coloring=partition)
+        generators, _, _, _, _ = pynauty.autgrp(graph)
+        result = []
+        for images in generators:
+            mapping = {self.points[v]: self.points[images[v]] for v in range(n_points)}
+            if any(a != b for a, b in mapping.items()):
+                result.append(mapping)
+        return result
+
+
+def build_diagram(model: Model, types: TypeInfo, checker: Checker) -> Diagram:
+    points = [("pid", p.pid) for p in model.processes] + [("chan", c.id) for c in model.channels]
+    index = {point: i for i, point in enumerate(points)}
+    channel_by_name = {c.name: c for c in model.channels if c.owner_pid is None}
+    edges: set[tuple[int, int, str]] = set()
+
+    for proc in model.processes:
+        me = index[("pid", proc.pid)]
+        params = [v for v in model.locals.get(proc.proctype, []) if v.is_param]
+        for param, arg in zip(params, proc.args):
+            chan = _static_channel(arg, channel_by_name)
+            if chan is not None:
+                edges.add((me, index[("chan", chan.id)], f"param:{param.name}"))
+        for chan in model.channels:
+            if chan.owner_pid == proc.pid:
+                edges.add((me, index[("chan", chan.id)], "own:" + chan.name.split(".", 1)[1]))
+        body = model.proctypes[proc.proctype].body if proc.proctype in model.proctypes else (
+            model.init.body if model.init is not None else None)
+        if body is None:
+            continue
+        for node in body.walk():
+            if isinstance(node, (ast.Send, ast.Receive, ast.Poll)):
+                chan = _static_channel(node.chan, channel_by_name, proc.proctype, checker)
+                if chan is not None:
+                    direction = "recv" if isinstance(node, (ast.Receive, ast.Poll)) else "send"
+                    a, b = (index[("chan", chan.id)], me) if direction == "recv" else (me, index[("chan", chan.id)])
+                    edges.add((a, b, direction))
+
+    colours = []
+    for point in points:
+        kind, value = point
+        if kind == "pid":
+            proc = model.processes[value]
+            data_args = tuple(print_expr(a) for a, p in zip(proc.args, [v for v in model.locals.get(proc.proctype, []) if v.is_param])
+                              if types.kind(("local", proc.proctype, p.name)) != CHAN)
+            base = ("pid", proc.proctype, data_args)
+        else:
+            chan = next(c for c in model.channels if c.id == value)
+            base = ("chan", chan.capacity, tuple(str(f) for f in chan.fields))
+        colours.append((base, checker.marked_form(Marker(kind, value))))
+    return Diagram(points, sorted(edges), colours)
+
+
+def _static_channel(ref, channel_by_name, owner=None, checker=None):
+    """The global static channel a reference names, if it names one."""
+    if not isinstance(ref, ast.VarRef) or ref.field is not None:
+        return None
+    if owner is not None and checker is not None:
+        var, _ = checker.resolve.variable(ref.name, owner)
+        if var is None or var.owner is not None:
+            return None  # a local or parameter: not a global channel name
+    if ref.index is None:
+        return channel_by_name.get(ref.name)
+    if isinstance(ref.index, ast.Const):
+        return channel_by_name.get(f"{ref.name}[{ref.index.value}]")
+    return None

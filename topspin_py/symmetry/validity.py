@@ -1,0 +1,558 @@
+"""Validity of a candidate symmetry against the program text (seed 000, section 7.3.1).
+
+A candidate ``alpha`` permutes pids and static channel ids.  It is *valid* when the program it
+turns the model into is the same program: ``normal_form(alpha(P)) == normal_form(P)``, where
+``alpha(P)`` renames every pid literal in a pid context and every static channel named in the
+text, permutes the run statements (checked instance by instance), and ``normal_form`` sorts the
+options of ``if``/``do`` and the operands of commutative operators.  Beyond the paper:
+
+* a pid computed from ``_pid`` and constants (``1 - _pid``, ``(_pid + 1) % N``) must commute
+  with ``alpha`` for every process of the proctype, which is checked by evaluating it;
+* a data expression that depends on ``_pid`` (``_pid < 3``) must have the same value for a
+  process and its image;
+* processes that can terminate are never moved (SPIN removes them in reverse pid order);
+* pid 0 is never moved when a local pid variable exists (SPIN resets dead locals to 0);
+* pids named in a never claim, an ``ltl`` formula, ``P[k]@l``, ``P[k]:x``, ``enabled(k)``,
+  ``pc_value(k)`` are literals in pid context like any other, so the claim restricts the group
+  to the permutations that map it to itself.
+
+``Checker.check(alpha)`` returns None when alpha is valid, or a ``Rejection`` that says why and
+where.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+
+from ..errors import SourcePos
+from ..promela import ast
+from ..promela.model import INIT, Model, constant_value
+from ..promela.printer import print_expr
+from .types import CHAN, DATA, PID, TypeInfo
+
+_COMMUTATIVE = {"+", "*", "&&", "||", "&", "|", "^", "==", "!="}
+_ASSOCIATIVE = {"+", "*", "&&", "||", "&", "|", "^"}
+
+
+@dataclass(frozen=True)
+class Alpha:
+    """A permutation of pids and of static channel ids (identity where not listed)."""
+
+    pids: tuple[tuple[int, int], ...]
+    chans: tuple[tuple[int, int], ...]
+
+    @staticmethod
+    def of(pids: dict[int, int], chans: dict[int, int]) -> "Alpha":
+        return Alpha(tuple(sorted((a, b) for a, b in pids.items() if a != b)),
+                     tuple(sorted((a, b) for a, b in chans.items() if a != b)))
+
+    def pid(self, p: int) -> int:
+        return dict(self.pids).get(p, p)
+
+    def chan(self, c: int) -> int:
+        return dict(self.chans).get(c, c)
+
+    def is_identity(self) -> bool:
+        return not self.pids and not self.chans
+
+
+@dataclass
+class Rejection:
+    """Why a candidate is not valid, with the place in the model that shows it."""
+
+    reason: str
+    pos: SourcePos | None = None
+    original: str | None = None  # the normalised text, before and after, for --explain
+    permuted: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.pos}: {self.reason}" if self.pos else self.reason
+
+
+class Marker:
+    """Not a permutation: replaces one point by '@' and every other point by '*'.
+
+    The normal form of the program under the marker of x is the same for x and alpha(x) when
+    alpha is valid (the marker of alpha(x), applied after alpha, is the marker of x), so it
+    is a sound colour for the static channel diagram.
+    """
+
+    def __init__(self, kind: str, point: int) -> None:
+        self.kind, self.point = kind, point
+
+    def pid(self, p: int):
+        return "@" if (self.kind, self.point) == ("pid", p) else "*"
+
+    def chan(self, c: int):
+        return "@" if (self.kind, self.point) == ("chan", c) else "*"
+
+    def is_identity(self) -> bool:
+        return False
+
+
+class _Invalid(Exception):
+    def __init__(self, rejection: Rejection) -> None:
+        super().__init__(rejection.reason)
+        self.rejection = rejection
+
+
+class Checker:
+    """Checks candidates against one model, with its inferred types."""
+
+    def __init__(self, model: Model, types: TypeInfo) -> None:
+        from .types import SlotResolver
+
+        self.model = model
+        self.types = types
+        self.resolve = SlotResolver(model)
+        self.pids = {p.pid for p in model.processes}
+        self.instances: dict[str, list[int]] = {}
+        for proc in model.processes:
+            self.instances.setdefault(proc.proctype, []).append(proc.pid)
+        self.channel_by_name = {c.name: c for c in model.channels if c.owner_pid is None}
+        self.global_channel_arrays = {v.name for v in model.globals if isinstance(v.init, ast.ChanInit)}
+        self.static_runs = {id(p.node) for p in model.processes if p.node is not None}
+        self.terminating = {name for name, p in model.proctypes.items() if can_terminate(p.body)}
+        if model.init is not None and can_terminate(model.init.body):
+            self.terminating.add(INIT)
+        self.pid_locals = [
+            v for owner, vars_ in model.locals.items() for v in vars_
+            if types.kind(("local", owner, v.name)) == PID
+        ]
+        init_body = self.stmt(model.init.body, INIT, None) if model.init is not None else None
+        # Decided on the text as written: a permutation keeps distinct locations distinct.
+        self.init_setup = bool(init_body and init_body.steps and isinstance(init_body.steps[0], (ast.Atomic, ast.DStep))
+                               and _is_setup(init_body.steps[0].body))
+        self.units = [u for u in model.expanded.units
+                      if not isinstance(u, (ast.Inline, ast.MtypeDecl, ast.TypeDef, ast.CCode, ast.CState))]
+        self.original = [self.normal_unit(u, None) for u in self.units]
+
+    # ------------------------------------------------------------------ the check
+    def check(self, alpha: Alpha) -> Rejection | None:
+        if alpha.is_identity():
+            return None
+        try:
+            self.check_processes(alpha)
+            self.check_channels(alpha)
+            for unit, original in zip(self.units, self.original):
+                permuted = self.normal_unit(unit, alpha)
+                if permuted != original:
+                    raise _Invalid(Rejection(f"the {_describe(unit)} is not mapped to itself",
+                                             unit.pos, original, permuted))
+        except _Invalid as invalid:
+            return invalid.rejection
+        return None
+
+    def check_processes(self, alpha: Alpha) -> None:
+        by_pid = {p.pid: p for p in self.model.processes}
+        for a, b in alpha.pids:
+            if a not in by_pid or b not in by_pid:
+                raise _Invalid(Rejection(f"pid {a if a not in by_pid else b} is not a process of the model"))
+            pa, pb = by_pid[a], by_pid[b]
+            if pa.proctype != pb.proctype:
+                raise _Invalid(Rejection(f"pid {a} ({pa.proctype}) and pid {b} ({pb.proctype}) run different proctypes", pa.pos))
+            if pa.proctype in self.terminating:
+                body = self.model.proctypes.get(pa.proctype)
+                raise _Invalid(Rejection(
+                    f"processes of '{pa.proctype}' can terminate, and SPIN removes terminated "
+                    f"processes in reverse pid order, which no permutation of them respects",
+                    body.pos if body is not None else pa.pos))
+            params = [v for v in self.model.locals.get(pa.proctype, []) if v.is_param]
+            for param, arg_a, arg_b in zip(params, pa.args, pb.args):
+                kind = self.types.kind(("local", pa.proctype, param.name))
+                mapped = self.expr(arg_a, INIT, kind, alpha)
+                if _normal(mapped) != _normal(arg_b):
+                    raise _Invalid(Rejection(
+                        f"run arguments differ: pid {a} gets {param.name} = {print_expr(arg_a)}, "
+                        f"pid {b} gets {print_expr(arg_b)}", pb.pos))
+        if alpha.pid(0) != 0 and 0 in self.pids and self.pid_locals:
+            var = self.pid_locals[0]
+            raise _Invalid(Rejection(
+                f"pid 0 would move, but the local '{var.name}' holds pids and SPIN resets dead "
+                f"local variables to 0, which is also pid 0", var.pos))
+
+    def check_channels(self, alpha: Alpha) -> None:
+        by_id = {c.id: c for c in self.model.channels}
+        for a, b in alpha.chans:
+            ca, cb = by_id.get(a), by_id.get(b)
+            if ca is None or cb is None:
+                raise _Invalid(Rejection(f"channel {a if ca is None else b} is not a static channel"))
+            if ca.owner_pid is not None or cb.owner_pid is not None:
+                # A local channel belongs to its process: it moves with it and only with it.
+                if ca.owner_pid is None or cb.owner_pid is None or alpha.pid(ca.owner_pid) != cb.owner_pid \
+                        or ca.name.split(".", 1)[1] != cb.name.split(".", 1)[1]:
+                    raise _Invalid(Rejection(f"local channel {ca.name} must move with its process", ca.pos))
+            if (ca.capacity, [str(f) for f in ca.fields]) != (cb.capacity, [str(f) for f in cb.fields]):
+                raise _Invalid(Rejection(f"channels {ca.name} and {cb.name} have different types", ca.pos))
+        for proc in self.model.processes:
+            owned = [c for c in self.model.channels if c.owner_pid == proc.pid]
+            for chan in owned:
+                image = alpha.chan(chan.id)
+                target = by_id[image]
+                if target.owner_pid != alpha.pid(proc.pid):
+                    raise _Invalid(Rejection(f"local channel {chan.name} must move with its process", chan.pos))
+
+    def marked_form(self, marker: Marker) -> tuple:
+        """The normal form of every unit with one point marked (see Marker)."""
+        try:
+            return tuple(self.normal_unit(u, marker) for u in self.units)
+        except _Invalid:
+            return ("unmarkable",)  # the same for every point: splits nothing
+
+    # ------------------------------------------------------------------ normal forms
+    def normal_unit(self, unit, alpha: Alpha | None) -> str:
+        owner = INIT if isinstance(unit, ast.Init) else unit.name if isinstance(unit, ast.Proctype) else None
+        if isinstance(unit, ast.Decl):
+            return _normal(self.decl(unit, None, alpha))
+        if isinstance(unit, ast.Ltl):
+            return "ltl:" + _normal(self.expr(unit.formula, None, DATA, alpha)) if unit.formula is not None else unit.text
+        body = self.stmt(unit.body, owner, alpha)
+        if isinstance(unit, ast.Init):
+            return "Init:" + _normal_init(body, self.init_setup)
+        return type(unit).__name__ + ":" + _normal(dataclasses.replace(unit, body=body))
+
+    def decl(self, decl, owner, alpha):
+        new_vars = []
+        for var in decl.vars:
+            slot = ("local", owner, var.name) if owner else ("global", var.name)
+            init = var.init
+            if init is not None and not isinstance(init, ast.ChanInit):
+                init = self.expr(init, owner, self.types.kind(slot), alpha)
+            new_vars.append(dataclasses.replace(var, init=init))
+        return dataclasses.replace(decl, vars=new_vars)
+
+    # ------------------------------------------------------------------ applying alpha
+    def stmt(self, node, owner, alpha):
+        """``node`` with alpha applied (alpha None: only the masking of static runs)."""
+        if isinstance(node, ast.Sequence):
+            return dataclasses.replace(node, steps=[self.stmt(s, owner, alpha) for s in node.steps])
+        if isinstance(node, ast.Decl):
+            return self.decl(node, owner, alpha)
+        if isinstance(node, ast.Assign):
+            kind = self.types.kind(self.resolve.slot(node.target, owner))
+            value = node.value
+            if isinstance(value, ast.Run) and id(value) in self.static_runs:
+                value = ast.Const(value="static-run")
+            else:
+                value = self.expr(value, owner, kind, alpha)
+            return dataclasses.replace(node, target=self.expr(node.target, owner, kind, alpha), value=value)
+        if isinstance(node, ast.ExprStmt):
+            if isinstance(node.expr, ast.Run) and id(node.expr) in self.static_runs:
+                return ast.ExprStmt(expr=ast.Const(value="static-run"))
+            return dataclasses.replace(node, expr=self.expr(node.expr, owner, DATA, alpha))
+        if isinstance(node, (ast.Send, ast.Receive)):
+            return dataclasses.replace(node, chan=self.expr(node.chan, owner, CHAN, alpha),
+                                       args=self.message_args(node.chan, node.args, owner, alpha))
+        if isinstance(node, (ast.Printf, ast.Printm)):
+            return node  # output only, not part of the state
+        if isinstance(node, ast.Assert):
+            return dataclasses.replace(node, expr=self.expr(node.expr, owner, DATA, alpha))
+        changes = {}
+        for f in dataclasses.fields(node):
+            value = getattr(node, f.name)
+            if isinstance(value, ast.Node):
+                changes[f.name] = self.child(value, owner, alpha)
+            elif isinstance(value, list):
+                changes[f.name] = [self.child(v, owner, alpha) if isinstance(v, ast.Node) else v for v in value]
+        return dataclasses.replace(node, **changes) if changes else node
+
+    def child(self, node, owner, alpha):
+        if isinstance(node, ast.STATEMENTS) or isinstance(node, ast.Sequence):
+            return self.stmt(node, owner, alpha)
+        return self.expr(node, owner, DATA, alpha)
+
+    def message_args(self, chan_ref, args, owner, alpha):
+        chan_slot = self.resolve.slot(chan_ref, owner)
+        result = []
+        for i, arg in enumerate(args):
+            kind = self.types.kind(("msg", chan_slot, i)) if chan_slot is not None else DATA
+            if isinstance(arg, ast.Eval):
+                result.append(dataclasses.replace(arg, expr=self.expr(arg.expr, owner, kind, alpha)))
+            else:
+                result.append(self.expr(arg, owner, kind, alpha))
+        return result
+
+    def expr(self, e, owner, context: str, alpha):
+        """``e`` with alpha applied, read in a ``context`` of kind PID, CHAN or DATA."""
+        if alpha is None or e is None:
+            return e
+        if isinstance(e, ast.Const):
+            if context == PID and e.value in self.pids:
+                return dataclasses.replace(e, value=alpha.pid(e.value))
+            return e
+        if isinstance(alpha, Marker) and _depends_on_pid(e) and _pid_constant(e) \
+                and not isinstance(e, ast.VarRef) and not (isinstance(e, ast.BinOp) and e.op in ("==", "!=")):
+            return e
+        if isinstance(e, ast.VarRef):
+            return self.varref(e, owner, context, alpha)
+        if isinstance(e, ast.BinOp):
+            if e.op in ("==", "!="):
+                # A comparison is read in the kind of its operands: `_pid == 1` compares pids,
+                # so the literal is renamed (the seed's pid context).
+                kinds = {self.kind_of(e.left, owner), self.kind_of(e.right, owner)}
+                side = PID if PID in kinds else CHAN if CHAN in kinds else DATA
+                return dataclasses.replace(e, left=self.expr(e.left, owner, side, alpha),
+                                           right=self.expr(e.right, owner, side, alpha))
+            if _depends_on_pid(e) and _pid_constant(e) and owner is not None:
+                self.check_pid_expression(e, owner, context, alpha)
+                return e
+            return dataclasses.replace(e, left=self.expr(e.left, owner, DATA, alpha),
+                                       right=self.expr(e.right, owner, DATA, alpha))
+        if isinstance(e, ast.UnOp):
+            if _depends_on_pid(e) and _pid_constant(e) and owner is not None:
+                self.check_pid_expression(e, owner, context, alpha)
+                return e
+            return dataclasses.replace(e, operand=self.expr(e.operand, owner, DATA, alpha))
+        if isinstance(e, ast.CondExpr):
+            return dataclasses.replace(e, cond=self.expr(e.cond, owner, DATA, alpha),
+                                       then=self.expr(e.then, owner, context, alpha),
+                                       other=self.expr(e.other, owner, context, alpha))
+        if isinstance(e, (ast.RemoteLabel, ast.RemoteVar)):
+            changes = {"index": self.expr(e.index, owner, PID, alpha)}
+            if e.index is None and len(self.instances.get(e.proctype, [])) > 1 and not isinstance(alpha, Marker):
+                moved = any(alpha.pid(p) != p for p in self.instances[e.proctype])
+                if moved:
+                    raise _Invalid(Rejection(f"'{print_expr(e)}' names a process of '{e.proctype}' "
+                                             "without an index", e.pos))
+            if isinstance(e, ast.RemoteVar):
+                slot = self.resolve.slot(e, None)
+                changes["var"] = self.varref(e.var, e.proctype, self.types.kind(slot), alpha)
+            return dataclasses.replace(e, **changes)
+        if isinstance(e, ast.Builtin):
+            kinds = [PID] if e.fn in ("enabled", "pc_value", "get_priority", "set_priority") else [DATA]
+            args = [self.expr(a, owner, kinds[0] if i == 0 else DATA, alpha) for i, a in enumerate(e.args)]
+            return dataclasses.replace(e, args=args)
+        if isinstance(e, ast.ChanFn):
+            return dataclasses.replace(e, chan=self.expr(e.chan, owner, CHAN, alpha))
+        if isinstance(e, ast.Poll):
+            return dataclasses.replace(e, chan=self.expr(e.chan, owner, CHAN, alpha),
+                                       args=self.message_args(e.chan, e.args, owner, alpha))
+        if isinstance(e, ast.Run):
+            params = [v for v in self.model.locals.get(e.proctype, []) if v.is_param]
+            args = [self.expr(a, owner, self.types.kind(("local", e.proctype, p.name)), alpha)
+                    for a, p in zip(e.args, params)]
+            return dataclasses.replace(e, args=args)
+        if isinstance(e, (ast.LtlUnary, ast.LtlBinary)):
+            changes = {f.name: self.expr(getattr(e, f.name), owner, DATA, alpha)
+                       for f in dataclasses.fields(e) if isinstance(getattr(e, f.name), ast.Node)}
+            return dataclasses.replace(e, **changes)
+        if isinstance(e, ast.CExpr) and not isinstance(alpha, Marker):
+            raise _Invalid(Rejection("embedded C (c_expr) cannot be checked for symmetry", e.pos))
+        return e
+
+    def varref(self, ref, owner, context, alpha):
+        var, _slot = self.resolve.variable(ref.name, owner)
+        if ref.name == "_pid" and context != PID and owner is not None:
+            self.check_pid_expression(ref, owner, context, alpha)
+        # A static global channel named in the text: rename it.
+        if var is not None and var.owner is None and ref.name in self.global_channel_arrays and ref.field is None:
+            return self.channel_ref(ref, owner, alpha)
+        index = ref.index
+        if index is not None:
+            array_slot = self.resolve.slot(ast.VarRef(name=ref.name), owner)
+            index_kind = self.types.index_kind(array_slot) if array_slot is not None else DATA
+            index = self.expr(index, owner, index_kind, alpha)
+        field = ref.field
+        if field is not None:
+            field = self.field_ref(field, alpha)
+        return dataclasses.replace(ref, index=index, field=field)
+
+    def field_ref(self, ref, alpha):
+        index = self.expr(ref.index, None, DATA, alpha) if ref.index is not None else None
+        return dataclasses.replace(ref, index=index,
+                                   field=self.field_ref(ref.field, alpha) if ref.field is not None else None)
+
+    def channel_ref(self, ref, owner, alpha):
+        if ref.index is None:
+            name = ref.name
+        else:
+            value = constant_value(ref.index, self.model.mtypes)
+            if value is None:
+                members = [c for n, c in self.channel_by_name.items() if n.startswith(ref.name + "[")]
+                if not isinstance(alpha, Marker) and any(alpha.chan(c.id) != c.id for c in members):
+                    raise _Invalid(Rejection(f"channel array '{ref.name}' is indexed by a computed "
+                                             "value, so its channels cannot be permuted", ref.pos))
+                return dataclasses.replace(ref, index=self.expr(ref.index, owner, DATA, alpha))
+            name = f"{ref.name}[{value}]"
+        chan = self.channel_by_name.get(name)
+        if chan is None:
+            return ref
+        if isinstance(alpha, Marker):
+            return ast.VarRef(name=alpha.chan(chan.id), pos=ref.pos)
+        target = next(c for c in self.model.channels if c.id == alpha.chan(chan.id))
+        return _ref_from_name(target.name, ref.pos)
+
+    def kind_of(self, e, owner) -> str:
+        if isinstance(e, (ast.VarRef, ast.RemoteVar)):
+            if isinstance(e, ast.VarRef) and e.name in self.global_channel_arrays and self.resolve.variable(e.name, owner)[0] is not None \
+                    and self.resolve.variable(e.name, owner)[0].owner is None:
+                return CHAN
+            return self.types.kind(self.resolve.slot(e, owner))
+        if isinstance(e, ast.Run):
+            return PID
+        if _depends_on_pid(e) and _pid_constant(e):
+            return PID
+        if isinstance(e, ast.CondExpr):
+            kind = self.kind_of(e.then, owner)
+            return kind if kind != DATA else self.kind_of(e.other, owner)
+        return DATA
+
+    def check_pid_expression(self, e, owner, context, alpha) -> None:
+        """An expression of ``_pid`` and constants, evaluated for every process of ``owner``:
+        a pid result must commute with alpha, any other result must be invariant."""
+        if isinstance(alpha, Marker):
+            return
+        instances = self.instances.get(owner, [])
+        for p in instances:
+            q = alpha.pid(p)
+            if q == p:
+                continue
+            value_p = constant_value(e, {**self.model.mtypes, "_pid": p})
+            value_q = constant_value(e, {**self.model.mtypes, "_pid": q})
+            if value_p is None or value_q is None:
+                raise _Invalid(Rejection(f"'{print_expr(e)}' cannot be evaluated for each process", e.pos))
+            expected = alpha.pid(value_p) if context == PID and value_p in self.pids else value_p
+            if value_q != expected:
+                raise _Invalid(Rejection(
+                    f"'{print_expr(e)}' is {value_p} for pid {p} but {value_q} for pid {q}, "
+                    f"which the permutation does not match", e.pos))
+
+
+def _describe(unit) -> str:
+    if isinstance(unit, ast.Proctype):
+        return f"proctype '{unit.name}'"
+    if isinstance(unit, ast.Init):
+        return "init process"
+    if isinstance(unit, ast.Never):
+        return "never claim"
+    if isinstance(unit, ast.Ltl):
+        return f"ltl formula '{unit.name}'" if unit.name else "ltl formula"
+    if isinstance(unit, ast.Trace):
+        return "trace assertion"
+    return "declaration"
+
+
+def _ref_from_name(name: str, pos) -> ast.VarRef:
+    match = re.fullmatch(r"(\w+)(?:\[(\d+)\])?", name)
+    index = ast.Const(value=int(match.group(2))) if match.group(2) is not None else None
+    return ast.VarRef(name=match.group(1), index=index, pos=pos)
+
+
+def _depends_on_pid(e) -> bool:
+    return any(isinstance(n, ast.VarRef) and n.name == "_pid" for n in e.walk())
+
+
+def _pid_constant(e) -> bool:
+    for node in e.walk():
+        if isinstance(node, ast.VarRef) and (node.name != "_pid" or node.index is not None):
+            return False
+        if not isinstance(node, (ast.VarRef, ast.Const, ast.BinOp, ast.UnOp, ast.CondExpr)):
+            return False
+    return True
+
+
+# ---------------------------------------------------------------------- normal form
+
+def _normal(node) -> str:
+    """A string that is equal for programs equal up to the order of if/do options and of the
+    operands of commutative operators."""
+    if node is None:
+        return "-"
+    if isinstance(node, list):
+        return "[" + ",".join(_normal(n) for n in node) + "]"
+    if not isinstance(node, ast.Node):
+        return repr(node)
+    if isinstance(node, (ast.If, ast.Do)):
+        return type(node).__name__ + "{" + "|".join(sorted(_normal(o) for o in node.options)) + "}"
+    if isinstance(node, ast.BinOp) and node.op in _COMMUTATIVE:
+        operands = _flatten(node) if node.op in _ASSOCIATIVE else [node.left, node.right]
+        return f"({node.op} " + " ".join(sorted(_normal(o) for o in operands)) + ")"
+    parts = []
+    for f in dataclasses.fields(node):
+        if f.name == "pos" or not f.compare:
+            continue
+        parts.append(_normal(getattr(node, f.name)))
+    return type(node).__name__ + "(" + ",".join(parts) + ")"
+
+
+def _normal_init(body: ast.Sequence, has_setup: bool) -> str:
+    """The normal form of init's body.  Its leading set-up block, an atomic or d_step holding
+    only runs and constant assignments to distinct constant locations, is a set: the block
+    cannot block or be interleaved, its intermediate states lie on one path from the initial
+    state (no other reachable state has init at those points, so no canonical form collides
+    with them), and only the state it leaves behind is shared with the rest of the search."""
+    steps = list(body.steps)
+    head = steps[0] if steps else None
+    if has_setup:
+        block = "Setup{" + "|".join(sorted(_normal(s) for s in head.body.steps)) + "}"
+        return block + ";" + _normal(steps[1:])
+    return _normal(body)
+
+
+def _is_setup(body: ast.Sequence) -> bool:
+    targets = set()
+    for step in body.steps:
+        if isinstance(step, ast.ExprStmt) and step.expr == ast.Const(value="static-run"):
+            continue
+        if isinstance(step, (ast.Skip, ast.Printf)):
+            continue
+        if isinstance(step, ast.Assign) and constant_value(step.value) is not None \
+                and isinstance(step.target, ast.VarRef) and step.target.field is None \
+                and (step.target.index is None or constant_value(step.target.index) is not None):
+            key = _normal(step.target)
+            if key in targets:
+                return False
+            targets.add(key)
+            continue
+        return False
+    return True
+
+
+def _flatten(node) -> list:
+    result = []
+    for side in (node.left, node.right):
+        if isinstance(side, ast.BinOp) and side.op == node.op:
+            result.extend(_flatten(side))
+        else:
+            result.append(side)
+    return result
+
+
+# ---------------------------------------------------------------------- termination
+
+def can_terminate(body: ast.Sequence) -> bool:
+    """Whether control can reach the end of a process body (conservatively: True unless the
+    body visibly ends in a loop without exit, a goto, or a blocking `false`)."""
+    return _falls_through(body)
+
+
+def _falls_through(node) -> bool:
+    if isinstance(node, ast.Sequence):
+        return not node.steps or _falls_through(node.steps[-1])
+    if isinstance(node, ast.Labeled):
+        return _falls_through(node.stmt)
+    if isinstance(node, (ast.Atomic, ast.DStep, ast.Block)):
+        return _falls_through(node.body)
+    if isinstance(node, ast.Goto):
+        return False
+    if isinstance(node, ast.Do):
+        return any(_has_break(option) for option in node.options)
+    if isinstance(node, ast.If):
+        return any(_falls_through(option) for option in node.options)
+    if isinstance(node, ast.Unless):
+        return _falls_through(node.stmt) or _falls_through(node.escape)
+    if isinstance(node, ast.ExprStmt):
+        value = constant_value(node.expr)
+        return value != 0
+    return True
+
+
+def _has_break(node) -> bool:
+    """A break that leaves the loop whose option ``node`` is (not one of an inner loop)."""
+    if isinstance(node, ast.Break):
+        return True
+    if isinstance(node, ast.Do):
+        return False
+    return any(_has_break(child) for child in node.children())
