@@ -45,7 +45,15 @@ JSON_KEYS = {
 }
 
 
-def _run_params():
+# Front-end bugs these models found, by model: their round trip is expected to fail until the
+# bug is fixed (not strict: a fix shows up as XPASS; then delete the entry).
+KNOWN_ROUNDTRIP_BUGS = {
+    "exprs": "the printer writes !(!a) as !!a, which spin's lexer reads as the sorted-send "
+             "operator: spin rejects the printed model",
+}
+
+
+def _run_params(for_roundtrip: bool = False):
     params = []
     for path in GOOD:
         try:
@@ -54,8 +62,11 @@ def _run_params():
             # A broken header is a failing test, not a collection error that hides the rest.
             params.append(pytest.param(path, None, str(e), id=f"{path.stem}[bad-header]"))
             continue
+        marks = []
+        if for_roundtrip and path.stem in KNOWN_ROUNDTRIP_BUGS:
+            marks = [pytest.mark.xfail(reason=KNOWN_ROUNDTRIP_BUGS[path.stem], strict=False)]
         for i, run in enumerate(runs):
-            params.append(pytest.param(path, run, None, id=f"{path.stem}[{i}]"))
+            params.append(pytest.param(path, run, None, id=f"{path.stem}[{i}]", marks=marks))
     return params
 
 
@@ -156,7 +167,7 @@ def test_processes(path: Path, defines: tuple[str, ...], pids: tuple[str, ...]):
     assert got == list(enumerate(pids))
 
 
-@pytest.mark.parametrize("path,run,header_error", RUNS)
+@pytest.mark.parametrize("path,run,header_error", _run_params(for_roundtrip=True))
 def test_roundtrip(path: Path, run: Run | None, header_error: str | None, tmp_path: Path):
     from topspin_py.promela import parse_file, parse_text, print_spec
 
