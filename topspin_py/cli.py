@@ -1,8 +1,8 @@
 """The ``topspin-py`` command.
 
-One subcommand per pipeline stage that is usable alone (DESIGN.md); so far only ``verify``.
-Later ones (detect, generate, patch, regress, bench) add a ``_add_<name>`` function and a line
-in ``build_parser``.
+One subcommand per pipeline stage that is usable alone (DESIGN.md): ``verify`` and ``detect``.
+Later ones (generate, patch, regress, bench) add a ``_add_<name>`` function and a line in
+``build_parser``.
 
 Exit status: 0 no errors found, 1 pan found errors, 2 tool failure or bad input (a TopspinError
 is printed with ``render()``, never as a traceback), 130 interrupted.
@@ -49,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_verify(commands)
+    _add_detect(commands)
     return parser
 
 
@@ -101,6 +102,57 @@ def _run_verify(args: argparse.Namespace) -> int:
     else:
         print(result.summary())
     return EXIT_ERRORS_FOUND if result.errors else EXIT_OK
+
+
+def _add_detect(commands) -> None:
+    detect_parser = commands.add_parser(
+        "detect", allow_abbrev=False, help="find the symmetry of a Promela model",
+        description="Find the largest group of process and channel permutations that is valid "
+                    "for MODEL and its never claim or ltl formulas.")
+    detect_parser.add_argument("model", metavar="MODEL", help="the Promela model")
+    detect_parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    detect_parser.add_argument("--explain", action="store_true",
+                               help="for each rejected candidate, show the normalised text before "
+                                    "and after the permutation")
+    detect_parser.add_argument("--group", type=Path, metavar="FILE",
+                               help="use the generators in FILE (one per line, disjoint cycles over "
+                                    "pids and channel names) instead of detecting them")
+    detect_parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VAL]",
+                               help="define a macro for spin's preprocessor (repeatable)")
+    detect_parser.set_defaults(handler=_run_detect)
+
+
+def _run_detect(args: argparse.Namespace) -> int:
+    import json
+
+    from topspin_py.promela import load_model
+    from topspin_py.symmetry.detect import detect, group_from_generators, group_report
+    from topspin_py.symmetry.userspec import read_group_file
+
+    model = load_model(args.model, tuple(args.defines))
+    if args.group is not None:
+        group = group_from_generators(model, read_group_file(args.group))
+    else:
+        group = detect(model)
+    report = group_report(group, explain=args.explain)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return EXIT_OK
+    print(f"model: {args.model}")
+    print(f"group order: {report['order']}  ({report['structure']})")
+    for generator in report["generators"]:
+        print(f"  generator {generator}")
+    for orbit in report["orbits"]:
+        print(f"  orbit {{{', '.join(orbit)}}}")
+    for reason in report["reasons"]:
+        print(f"note: {reason}")
+    for entry in report["rejected"]:
+        where = f"{entry['where']}: " if entry["where"] else ""
+        print(f"rejected {entry['generator']}: {where}{entry['reason']}")
+        if args.explain and "original" in entry:
+            print(f"    original: {entry['original'][:2000]}")
+            print(f"    permuted: {entry['permuted'][:2000]}")
+    return EXIT_OK
 
 
 def _to_stderr(display: ProgressDisplay | None):
