@@ -204,8 +204,9 @@ def _expr(e) -> str:
     if isinstance(e, ast.BinOp):
         return f"({_expr(e.left)} {e.op} {_expr(e.right)})"
     if isinstance(e, ast.UnOp):
-        # A space keeps `- -x` from reading as `--`.
-        return f"{e.op} {_expr(e.operand)}" if e.op == "-" else f"{e.op}{_expr(e.operand)}"
+        # Parentheses keep `!(!a)` from reading as the `!!` of a sorted send, and `-(-x)` from
+        # reading as `--`.
+        return f"{e.op}({_expr(e.operand)})"
     if isinstance(e, ast.CondExpr):
         return f"({_expr(e.cond)} -> {_expr(e.then)} : {_expr(e.other)})"
     if isinstance(e, ast.ChanFn):
