@@ -150,8 +150,8 @@ def _run_detect(args: argparse.Namespace) -> int:
         where = f"{entry['where']}: " if entry["where"] else ""
         print(f"rejected {entry['generator']}: {where}{entry['reason']}")
         if args.explain and "original" in entry:
-            print(f"    original: {entry['original'][:2000]}")
-            print(f"    permuted: {entry['permuted'][:2000]}")
+            print(f"    original: {entry['original']}")
+            print(f"    permuted: {entry['permuted']}")
     return EXIT_OK
 
 

@@ -237,8 +237,7 @@ def group_report(group: Group, explain: bool = False) -> dict:
         entry = {"generator": group.cycles(alpha), "reason": rejection.reason,
                  "where": str(rejection.pos) if rejection.pos else None}
         if explain and rejection.original is not None:
-            entry["original"] = rejection.original
-            entry["permuted"] = rejection.permuted
+            entry["original"], entry["permuted"] = _difference(rejection.original, rejection.permuted)
         rejected.append(entry)
     structure = " x ".join(f.name for f in parts) if parts else "trivial"
     if parts and not direct:
@@ -255,3 +254,11 @@ def group_report(group: Group, explain: bool = False) -> dict:
         "processes": [{"pid": p.pid, "proctype": p.proctype} for p in group.model.processes],
         "channels": [{"id": c.id, "name": c.name} for c in group.model.channels],
     }
+
+
+def _difference(original: str, permuted: str, context: int = 160) -> tuple[str, str]:
+    """The two normal forms around their first difference (they can be long)."""
+    start = next((i for i, (a, b) in enumerate(zip(original, permuted)) if a != b),
+                 min(len(original), len(permuted)))
+    lo = max(0, start - context)
+    return ("..." if lo else "") + original[lo:start + context], ("..." if lo else "") + permuted[lo:start + context]
