@@ -47,9 +47,8 @@ JSON_KEYS = {
 
 # Front-end bugs these models found, by model: their round trip is expected to fail until the
 # bug is fixed (not strict: a fix shows up as XPASS; then delete the entry).
-KNOWN_ROUNDTRIP_BUGS = {
-    "exprs": "the printer writes !(!a) as !!a, which spin's lexer reads as the sorted-send "
-             "operator: spin rejects the printed model",
+KNOWN_ROUNDTRIP_BUGS: dict[str, str] = {
+    # e.g. "exprs": "the printer writes !(!a) as !!a" (fixed in d907958)
 }
 
 
