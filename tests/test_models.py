@@ -45,14 +45,7 @@ JSON_KEYS = {
 }
 
 
-# Front-end bugs these models found, by model: their round trip is expected to fail until the
-# bug is fixed (not strict: a fix shows up as XPASS; then delete the entry).
-KNOWN_ROUNDTRIP_BUGS: dict[str, str] = {
-    # e.g. "exprs": "the printer writes !(!a) as !!a" (fixed in d907958)
-}
-
-
-def _run_params(for_roundtrip: bool = False):
+def _run_params():
     params = []
     for path in GOOD:
         try:
@@ -61,11 +54,8 @@ def _run_params(for_roundtrip: bool = False):
             # A broken header is a failing test, not a collection error that hides the rest.
             params.append(pytest.param(path, None, str(e), id=f"{path.stem}[bad-header]"))
             continue
-        marks = []
-        if for_roundtrip and path.stem in KNOWN_ROUNDTRIP_BUGS:
-            marks = [pytest.mark.xfail(reason=KNOWN_ROUNDTRIP_BUGS[path.stem], strict=False)]
         for i, run in enumerate(runs):
-            params.append(pytest.param(path, run, None, id=f"{path.stem}[{i}]", marks=marks))
+            params.append(pytest.param(path, run, None, id=f"{path.stem}[{i}]"))
     return params
 
 
@@ -166,7 +156,7 @@ def test_processes(path: Path, defines: tuple[str, ...], pids: tuple[str, ...]):
     assert got == list(enumerate(pids))
 
 
-@pytest.mark.parametrize("path,run,header_error", _run_params(for_roundtrip=True))
+@pytest.mark.parametrize("path,run,header_error", RUNS)
 def test_roundtrip(path: Path, run: Run | None, header_error: str | None, tmp_path: Path):
     from topspin_py.promela import parse_file, parse_text, print_spec
 
