@@ -55,6 +55,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import families
+
 COUNT_KEYS = ("states", "transitions", "matched", "errors", "depth")
 LIST_KEYS = ("flags", "defines", "pan")
 ERROR_KEYS = ("line", "message", "file")
@@ -264,88 +266,12 @@ def have_toolchain() -> bool:
 
 # --------------------------------------------------------------------------- model families
 #
-# Generated models: one function per family, so that a family scales without copy-paste.
-# Each returns Promela text; FAMILIES lists the sizes whose counts are known (published, and
-# reproduced with plain spin 6.5.2 with -DSAFETY -DNOREDUCE).
+# Generated models come from tests/families.py (seed 000's families); FAMILIES lists the sizes
+# whose counts are known (published, and reproduced with plain spin 6.5.2 with -DSAFETY
+# -DNOREDUCE).
 
 
-def peterson(n: int) -> str:
-    """Peterson's filter lock for ``n`` processes started by ``init`` (pids 1..n).
-
-    The model of the TopSPIN papers (the Peterson family: 2,636 / 60,577 / 1,557,370 states
-    for n = 3, 4, 5 without reduction; 494 / 3,106 / 17,321 with exact symmetry reduction).
-    """
-    if n < 2:
-        raise ValueError("peterson needs at least 2 processes")
-    others = "&&\n                       ".join(
-        f"((_pid=={j})||(_pid!={j} && flag[{j}]<k))" for j in range(1, n + 1))
-    runs = "\n".join("      run user();" for _ in range(n))
-    return f"""byte flag[{n + 1}] = 0;
-pid turn[{n}] = 0;
-byte inCR = 0;
-
-proctype user()
-{{
-   byte k;
-   bool ok;
-
-   do
-   :: k = 1;
-      do
-      :: k < {n} ->
-         flag[_pid] = k;
-         turn[k] = _pid;
-again:   atomic {{
-            ok = {others};
-            if
-            :: ok || turn[k] != _pid
-            :: else -> goto again
-            fi
-         }};
-         k++
-      :: else -> break
-      od;
-      atomic {{ inCR++; assert(inCR == 1) }};
-      inCR--;
-      flag[_pid] = 0
-   od
-}}
-
-init {{
-   atomic {{
-{runs}
-   }}
-}}
-"""
-
-
-def mutex(n: int) -> str:
-    """``n`` users cycling through N(on-critical), T(rying), C(ritical), each step a d_step;
-    a user enters C only when nobody else is in C.  n = 5 has 113 states (12 with symmetry
-    reduction, 47 transitions)."""
-    nobody_in_c = " && ".join(f"st[{j}]!=C" for j in range(1, n + 1))
-    runs = "\n".join("    run user();" for _ in range(n))
-    return f"""mtype = {{ N, T, C }};
-mtype st[{n + 1}] = N;
-
-proctype user()
-{{
-  do
-  :: d_step {{ st[_pid] == N -> st[_pid] = T }}
-  :: d_step {{ st[_pid] == T && ({nobody_in_c}) -> st[_pid] = C }}
-  :: d_step {{ st[_pid] == C -> st[_pid] = N }}
-  od
-}}
-
-init {{
-  atomic {{
-{runs}
-  }}
-}}
-"""
-
-
-GENERATORS = {"peterson": peterson, "mutex": mutex}
+GENERATORS = {"peterson": families.peterson, "mutex": families.mutex}
 
 # The runs of the generated models: flags and pan arguments.  The depth limit matters: with
 # pan's default -m10000, peterson(4) (depth 12,103) stops short at 60,185 states.
