@@ -93,12 +93,14 @@ class Node:
 
     pos: SourcePos | None
 
+    # The names of the compared fields, in order (set per class below: dataclasses.fields()
+    # is slow, and the symmetry analysis walks the tree many times).
+    field_names: tuple[str, ...] = ()
+
     def children(self) -> Iterator["Node"]:
         """The direct child nodes, in field order (lists flattened)."""
-        for f in fields(self):
-            if f.name == "pos":
-                continue
-            value = getattr(self, f.name)
+        for name in self.field_names:
+            value = getattr(self, name)
             if isinstance(value, Node):
                 yield value
             elif isinstance(value, list):
@@ -133,6 +135,7 @@ def _make_node_classes(description: str) -> dict[str, type]:
         specs.append(("pos", Any, field(default=None, compare=False, repr=False)))
         cls = make_dataclass(name.strip(), specs, bases=(Node,), eq=True)
         cls.__module__ = __name__
+        cls.field_names = tuple(f.name for f in fields(cls) if f.compare)
         classes[cls.__name__] = cls
     return classes
 

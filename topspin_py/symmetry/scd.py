@@ -10,12 +10,14 @@ small vertex per edge, so that nauty keeps the labels apart:
 Colours, which may only split vertices that no valid symmetry maps to each other:
 
 * a process: its proctype and the data arguments of its `run`;
-* a channel: its capacity and field types;
-* every vertex: the normal form of the program with this vertex marked (validity.Marker).
-  A valid permutation maps a vertex to one with the same marked program, so these colours
-  cost no valid symmetry, while they split pids that the text treats differently (priority
-  levels written into an array, a process named in a claim); nauty's group is then usually
-  valid as it stands.
+* a channel: its capacity and field types.
+
+Occurrences in the program text (Checker.occurrence_regions) add a vertex per region (an if/do
+option that names pids or channels) coloured by its shape, with an edge to each point named in
+it, labelled by the place where it is named.  A valid permutation maps regions to regions of the
+same shape, so these vertices cost no valid symmetry, while they split pids that the text treats
+differently (priority levels written into an array, a process named in a claim, the neighbours
+of a hypercube node); nauty's group is then usually valid as it stands.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from ..promela import ast
 from ..promela.model import Model
 from ..promela.printer import print_expr
 from .types import CHAN, TypeInfo
-from .validity import Checker, Marker
+from .validity import Checker
 
 
 @dataclass
@@ -36,8 +38,8 @@ class Diagram:
     """The coloured graph, and which vertex stands for which pid or channel."""
 
     points: list[tuple[str, int]]  # vertex i (i < len(points)) is ("pid", p) or ("chan", id)
-    edges: list[tuple[int, int, str]]
-    colours: list[tuple]
+    edges: list[tuple[int, int, str]]  # between any vertices, points first
+    colours: list[tuple]  # one per vertex: the points, then the regions
 
     def automorphism_generators(self) -> list[dict[tuple[str, int], tuple[str, int]]]:
         """Generators of the diagram's automorphism group, restricted to pids and channels."""
@@ -45,12 +47,13 @@ class Diagram:
         # coloured (label, tail) and (label, head): an undirected graph with the same
         # automorphisms (nauty's directed mode hangs on some of our graphs).
         n_points = len(self.points)
+        n_vertices = len(self.colours)
         labels = sorted({label for _, _, label in self.edges})
-        n = n_points + 2 * len(self.edges)
+        n = n_vertices + 2 * len(self.edges)
         adjacency: dict[int, list[int]] = {v: [] for v in range(n)}
         colour_of = list(self.colours)
         for k, (a, b, label) in enumerate(self.edges):
-            tail, head = n_points + 2 * k, n_points + 2 * k + 1
+            tail, head = n_vertices + 2 * k, n_vertices + 2 * k + 1
             adjacency[a].append(tail)
             adjacency[tail].append(head)
             adjacency[head].append(b)
@@ -109,7 +112,12 @@ def build_diagram(model: Model, types: TypeInfo, checker: Checker) -> Diagram:
         else:
             chan = next(c for c in model.channels if c.id == value)
             base = ("chan", chan.capacity, tuple(str(f) for f in chan.fields))
-        colours.append((base, checker.marked_form(Marker(kind, value))))
+        colours.append(base)
+    for shape, incidences in checker.occurrence_regions():
+        region = len(colours)
+        colours.append(("region", shape))
+        for point, place in incidences:
+            edges.add((region, index[point], "at:" + place))
     return Diagram(points, sorted(edges), colours)
 
 

@@ -71,22 +71,27 @@ class Rejection:
         return f"{self.pos}: {self.reason}" if self.pos else self.reason
 
 
-class Marker:
-    """Not a permutation: replaces one point by '@' and every other point by '*'.
+class Token:
+    """One occurrence of a pid or channel in the program text (see Tokenizer)."""
 
-    The normal form of the program under the marker of x is the same for x and alpha(x) when
-    alpha is valid (the marker of alpha(x), applied after alpha, is the marker of x), so it
-    is a sound colour for the static channel diagram.
-    """
+    __slots__ = ("point",)
 
-    def __init__(self, kind: str, point: int) -> None:
-        self.kind, self.point = kind, point
+    def __init__(self, point: tuple[str, int]) -> None:
+        self.point = point
 
-    def pid(self, p: int):
-        return "@" if (self.kind, self.point) == ("pid", p) else "*"
+    def __repr__(self) -> str:
+        return "<token>"
 
-    def chan(self, c: int):
-        return "@" if (self.kind, self.point) == ("chan", c) else "*"
+
+class Tokenizer:
+    """Not a permutation: replaces every occurrence of a pid or channel in a pid or channel
+    context by a fresh Token that remembers which point it stands for (occurrence_colours)."""
+
+    def pid(self, p: int) -> Token:
+        return Token(("pid", p))
+
+    def chan(self, c: int) -> Token:
+        return Token(("chan", c))
 
     def is_identity(self) -> bool:
         return False
@@ -194,12 +199,42 @@ class Checker:
                 if target.owner_pid != alpha.pid(proc.pid):
                     raise _Invalid(Rejection(f"local channel {chan.name} must move with its process", chan.pos))
 
-    def marked_form(self, marker: Marker) -> tuple:
-        """The normal form of every unit with one point marked (see Marker)."""
-        try:
-            return tuple(self.normal_unit(u, marker) for u in self.units)
-        except _Invalid:
-            return ("unmarkable",)  # the same for every point: splits nothing
+    def occurrence_regions(self) -> list[tuple[tuple, list[tuple[tuple[str, int], str]]]]:
+        """Where pids and channels occur in the text, for the static channel diagram.
+
+        A region is the innermost if/do option (or set-up statement, or unit) around some
+        occurrences.  For each region: its shape (the normal form with every pid and channel
+        written '*'), and for each occurrence the point and the region's shape with that
+        occurrence written '@'.  A valid permutation alpha maps the program to one with the same
+        normal form, by a correspondence that maps options to options and occurrences of x to
+        occurrences of alpha(x); so it maps regions to regions of the same shape, with the same
+        incidences, and nauty may use them freely.
+        """
+        regions = []
+        tokenizer = Tokenizer()
+        for number, unit in enumerate(self.units):
+            try:
+                tokenized = self.tokenize(unit, tokenizer)
+            except _Invalid:
+                continue  # the same for every point: contributes nothing
+            for region, tokens in _regions(tokenized):
+                incidences = [(token.point, _normal(region, token)) for token in tokens]
+                regions.append(((number, _normal(region)), incidences))
+        return regions
+
+    def tokenize(self, unit, tokenizer: Tokenizer):
+        owner = INIT if isinstance(unit, ast.Init) else unit.name if isinstance(unit, ast.Proctype) else None
+        if isinstance(unit, ast.Decl):
+            return self.decl(unit, None, tokenizer)
+        if isinstance(unit, ast.Ltl):
+            return self.expr(unit.formula, None, DATA, tokenizer)
+        body = self.stmt(unit.body, owner, tokenizer)
+        if isinstance(unit, ast.Init) and self.init_setup:
+            # The set-up statements are a set (see _normal_init): written as the options of an
+            # `if`, each is a region of its own.
+            setup = ast.If(options=[ast.Sequence(steps=[s]) for s in body.steps[0].body.steps])
+            return dataclasses.replace(body, steps=[setup] + body.steps[1:])
+        return body
 
     # ------------------------------------------------------------------ normal forms
     def normal_unit(self, unit, alpha: Alpha | None) -> str:
@@ -250,12 +285,12 @@ class Checker:
         if isinstance(node, ast.Assert):
             return dataclasses.replace(node, expr=self.expr(node.expr, owner, DATA, alpha))
         changes = {}
-        for f in dataclasses.fields(node):
-            value = getattr(node, f.name)
+        for name in node.field_names:
+            value = getattr(node, name)
             if isinstance(value, ast.Node):
-                changes[f.name] = self.child(value, owner, alpha)
+                changes[name] = self.child(value, owner, alpha)
             elif isinstance(value, list):
-                changes[f.name] = [self.child(v, owner, alpha) if isinstance(v, ast.Node) else v for v in value]
+                changes[name] = [self.child(v, owner, alpha) if isinstance(v, ast.Node) else v for v in value]
         return dataclasses.replace(node, **changes) if changes else node
 
     def child(self, node, owner, alpha):
@@ -282,7 +317,7 @@ class Checker:
             if context == PID and e.value in self.pids:
                 return dataclasses.replace(e, value=alpha.pid(e.value))
             return e
-        if isinstance(alpha, Marker) and _depends_on_pid(e) and _pid_constant(e) \
+        if isinstance(alpha, Tokenizer) and _depends_on_pid(e) and _pid_constant(e) \
                 and not isinstance(e, ast.VarRef) and not (isinstance(e, ast.BinOp) and e.op in ("==", "!=")):
             return e
         if isinstance(e, ast.VarRef):
@@ -311,7 +346,7 @@ class Checker:
                                        other=self.expr(e.other, owner, context, alpha))
         if isinstance(e, (ast.RemoteLabel, ast.RemoteVar)):
             changes = {"index": self.expr(e.index, owner, PID, alpha)}
-            if e.index is None and len(self.instances.get(e.proctype, [])) > 1 and not isinstance(alpha, Marker):
+            if e.index is None and len(self.instances.get(e.proctype, [])) > 1 and not isinstance(alpha, Tokenizer):
                 moved = any(alpha.pid(p) != p for p in self.instances[e.proctype])
                 if moved:
                     raise _Invalid(Rejection(f"'{print_expr(e)}' names a process of '{e.proctype}' "
@@ -338,7 +373,7 @@ class Checker:
             changes = {f.name: self.expr(getattr(e, f.name), owner, DATA, alpha)
                        for f in dataclasses.fields(e) if isinstance(getattr(e, f.name), ast.Node)}
             return dataclasses.replace(e, **changes)
-        if isinstance(e, ast.CExpr) and not isinstance(alpha, Marker):
+        if isinstance(e, ast.CExpr) and not isinstance(alpha, Tokenizer):
             raise _Invalid(Rejection("embedded C (c_expr) cannot be checked for symmetry", e.pos))
         return e
 
@@ -371,7 +406,7 @@ class Checker:
             value = constant_value(ref.index, self.model.mtypes)
             if value is None:
                 members = [c for n, c in self.channel_by_name.items() if n.startswith(ref.name + "[")]
-                if not isinstance(alpha, Marker) and any(alpha.chan(c.id) != c.id for c in members):
+                if not isinstance(alpha, Tokenizer) and any(alpha.chan(c.id) != c.id for c in members):
                     raise _Invalid(Rejection(f"channel array '{ref.name}' is indexed by a computed "
                                              "value, so its channels cannot be permuted", ref.pos))
                 return dataclasses.replace(ref, index=self.expr(ref.index, owner, DATA, alpha))
@@ -379,7 +414,7 @@ class Checker:
         chan = self.channel_by_name.get(name)
         if chan is None:
             return ref
-        if isinstance(alpha, Marker):
+        if isinstance(alpha, Tokenizer):
             return ast.VarRef(name=alpha.chan(chan.id), pos=ref.pos)
         target = next(c for c in self.model.channels if c.id == alpha.chan(chan.id))
         return _ref_from_name(target.name, ref.pos)
@@ -402,7 +437,7 @@ class Checker:
     def check_pid_expression(self, e, owner, context, alpha) -> None:
         """An expression of ``_pid`` and constants, evaluated for every process of ``owner``:
         a pid result must commute with alpha, any other result must be invariant."""
-        if isinstance(alpha, Marker):
+        if isinstance(alpha, Tokenizer):
             return
         instances = self.instances.get(owner, [])
         for p in instances:
@@ -440,40 +475,55 @@ def _ref_from_name(name: str, pos) -> ast.VarRef:
     return ast.VarRef(name=match.group(1), index=index, pos=pos)
 
 
+_PID_FACTS: dict[int, tuple[object, bool, bool]] = {}
+
+
+def _pid_facts(e) -> tuple[bool, bool]:
+    """(depends on _pid, built from _pid and constants only), cached per node: the checker
+    asks for every expression of every candidate."""
+    cached = _PID_FACTS.get(id(e))
+    if cached is not None and cached[0] is e:
+        return cached[1], cached[2]
+    depends, constant = False, True
+    for node in e.walk():
+        if isinstance(node, ast.VarRef):
+            if node.name == "_pid" and node.index is None:
+                depends = True
+            else:
+                constant = False
+        elif not isinstance(node, (ast.Const, ast.BinOp, ast.UnOp, ast.CondExpr)):
+            constant = False
+    _PID_FACTS[id(e)] = (e, depends, constant)
+    return depends, constant
+
+
 def _depends_on_pid(e) -> bool:
-    return any(isinstance(n, ast.VarRef) and n.name == "_pid" for n in e.walk())
+    return _pid_facts(e)[0]
 
 
 def _pid_constant(e) -> bool:
-    for node in e.walk():
-        if isinstance(node, ast.VarRef) and (node.name != "_pid" or node.index is not None):
-            return False
-        if not isinstance(node, (ast.VarRef, ast.Const, ast.BinOp, ast.UnOp, ast.CondExpr)):
-            return False
-    return True
+    return _pid_facts(e)[1]
 
 
 # ---------------------------------------------------------------------- normal form
 
-def _normal(node) -> str:
+def _normal(node, marked: Token | None = None) -> str:
     """A string that is equal for programs equal up to the order of if/do options and of the
-    operands of commutative operators."""
+    operands of commutative operators.  Tokens are written '@' (the ``marked`` one) or '*'."""
     if node is None:
         return "-"
     if isinstance(node, list):
-        return "[" + ",".join(_normal(n) for n in node) + "]"
+        return "[" + ",".join(_normal(n, marked) for n in node) + "]"
+    if isinstance(node, Token):
+        return "@" if node is marked else "*"
     if not isinstance(node, ast.Node):
         return repr(node)
     if isinstance(node, (ast.If, ast.Do)):
-        return type(node).__name__ + "{" + "|".join(sorted(_normal(o) for o in node.options)) + "}"
+        return type(node).__name__ + "{" + "|".join(sorted(_normal(o, marked) for o in node.options)) + "}"
     if isinstance(node, ast.BinOp) and node.op in _COMMUTATIVE:
         operands = _flatten(node) if node.op in _ASSOCIATIVE else [node.left, node.right]
-        return f"({node.op} " + " ".join(sorted(_normal(o) for o in operands)) + ")"
-    parts = []
-    for f in dataclasses.fields(node):
-        if f.name == "pos" or not f.compare:
-            continue
-        parts.append(_normal(getattr(node, f.name)))
+        return f"({node.op} " + " ".join(sorted(_normal(o, marked) for o in operands)) + ")"
+    parts = [_normal(getattr(node, name), marked) for name in node.field_names]
     return type(node).__name__ + "(" + ",".join(parts) + ")"
 
 
@@ -508,6 +558,34 @@ def _is_setup(body: ast.Sequence) -> bool:
             continue
         return False
     return True
+
+
+def _regions(node) -> list[tuple[object, list[Token]]]:
+    """The tokens of ``node`` grouped by region: the innermost if/do option around each
+    token, or ``node`` itself for tokens outside every option."""
+    regions: dict[int, tuple[object, list[Token]]] = {}
+
+    def walk(n, region) -> None:
+        if isinstance(n, Token):
+            regions.setdefault(id(region), (region, []))[1].append(n)
+        elif isinstance(n, (ast.If, ast.Do)):
+            for option in n.options:
+                walk(option, option)
+        elif isinstance(n, ast.Node):
+            for child in _child_values(n):
+                walk(child, region)
+
+    walk(node, node)
+    return list(regions.values())
+
+
+def _child_values(node):
+    for name in node.field_names:
+        value = getattr(node, name)
+        if isinstance(value, list):
+            yield from (v for v in value if isinstance(v, (ast.Node, Token)))
+        elif isinstance(value, (ast.Node, Token)):
+            yield value
 
 
 def _flatten(node) -> list:
