@@ -121,8 +121,10 @@ def _grammar() -> str:
 @lru_cache(maxsize=1)
 def _spec_parser() -> tuple[Lark, _SpinLexerRules]:
     postlex = _SpinLexerRules()
+    # cache=True keeps the LALR tables in a temporary file: building them takes most of a
+    # second, which every command would otherwise pay.
     parser = Lark(_grammar(), start="start", parser="lalr", lexer="contextual",
-                  propagate_positions=True, maybe_placeholders=False, postlex=postlex)
+                  propagate_positions=True, maybe_placeholders=False, postlex=postlex, cache=True)
     postlex.learn_keywords(parser, _CONTEXTUAL_KEYWORDS | _LTL_KEYWORDS)
     return parser, postlex
 

@@ -79,6 +79,19 @@ def build_diagram(model: Model, types: TypeInfo, checker: Checker) -> Diagram:
     channel_by_name = {c.name: c for c in model.channels if c.owner_pid is None}
     edges: set[tuple[int, int, str]] = set()
 
+    # The channels each proctype's text sends to and receives from, read once per proctype.
+    uses: dict[str, set[tuple[str, int]]] = {}
+    for proc in model.processes:
+        if proc.proctype in uses:
+            continue
+        body = model.proctypes[proc.proctype].body if proc.proctype in model.proctypes else model.init.body
+        found = uses[proc.proctype] = set()
+        for node in body.walk():
+            if isinstance(node, (ast.Send, ast.Receive, ast.Poll)):
+                chan = _static_channel(node.chan, channel_by_name, proc.proctype, checker)
+                if chan is not None:
+                    found.add(("recv" if isinstance(node, (ast.Receive, ast.Poll)) else "send", chan.id))
+
     for proc in model.processes:
         me = index[("pid", proc.pid)]
         params = [v for v in model.locals.get(proc.proctype, []) if v.is_param]
@@ -89,17 +102,9 @@ def build_diagram(model: Model, types: TypeInfo, checker: Checker) -> Diagram:
         for chan in model.channels:
             if chan.owner_pid == proc.pid:
                 edges.add((me, index[("chan", chan.id)], "own:" + chan.name.split(".", 1)[1]))
-        body = model.proctypes[proc.proctype].body if proc.proctype in model.proctypes else (
-            model.init.body if model.init is not None else None)
-        if body is None:
-            continue
-        for node in body.walk():
-            if isinstance(node, (ast.Send, ast.Receive, ast.Poll)):
-                chan = _static_channel(node.chan, channel_by_name, proc.proctype, checker)
-                if chan is not None:
-                    direction = "recv" if isinstance(node, (ast.Receive, ast.Poll)) else "send"
-                    a, b = (index[("chan", chan.id)], me) if direction == "recv" else (me, index[("chan", chan.id)])
-                    edges.add((a, b, direction))
+        for direction, chan_id in uses[proc.proctype]:
+            there = index[("chan", chan_id)]
+            edges.add((there, me, direction) if direction == "recv" else (me, there, direction))
 
     colours = []
     for point in points:
