@@ -167,3 +167,34 @@ def test_detect_cli_json(corpus):
     assert report["order"] == 6
     assert report["structure"] == "S3"
     assert set(report) >= {"order", "generators", "orbits", "structure", "rejected"}
+
+
+def test_processes_run_with_different_priorities_are_not_swapped(tmp_path):
+    path = write(tmp_path, MUTEX.replace("run user(); run user(); run user()",
+                                         "run user() priority 2; run user(); run user()"))
+    group = detect(load_model(path))
+    assert group.order == 2
+    assert all(alpha.pid(1) == 1 for alpha in group.generators)
+
+
+def test_a_pid_truncated_by_a_narrow_variable_is_not_moved(tmp_path):
+    # `turn` is a bool: pid 2 stored in it becomes 0, so pid 2 cannot trade places with pid 1.
+    path = write(tmp_path, """\
+        bool turn;
+        proctype p() { do :: turn = _pid :: turn == _pid -> skip od }
+        init { atomic { run p(); run p() } }
+        """)
+    group = detect(load_model(path))
+    assert group.order == 1
+    assert any("truncated" in r.reason for _, r in group.rejected)
+
+
+def test_sorted_sends_of_pids_are_not_permuted(tmp_path):
+    path = write(tmp_path, """\
+        chan q = [4] of { pid };
+        proctype p() { do :: q!!_pid :: q?_ od }
+        init { atomic { run p(); run p() } }
+        """)
+    group = detect(load_model(path))
+    assert group.order == 1
+    assert any("sorted send" in r.reason for _, r in group.rejected)

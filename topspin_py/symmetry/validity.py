@@ -126,6 +126,12 @@ class Checker:
             v for owner, vars_ in model.locals.items() for v in vars_
             if types.kind(("local", owner, v.name)) == PID
         ]
+        # The narrowest variable that holds pids: a pid above its range is truncated when
+        # stored, which no permutation of pids respects.
+        pid_vars = [v for v in model.globals if types.kind(("global", v.name)) == PID] + [
+            v for owner, vars_ in model.locals.items() for v in vars_
+            if types.kind(("local", owner, v.name)) == PID]
+        self.narrowest_pid_var = min(pid_vars, key=_largest_value, default=None)
         init_body = self.stmt(model.init.body, INIT, None) if model.init is not None else None
         # Decided on the text as written: a permutation keeps distinct locations distinct.
         self.init_setup = bool(init_body and init_body.steps and isinstance(init_body.steps[0], (ast.Atomic, ast.DStep))
@@ -158,6 +164,15 @@ class Checker:
             pa, pb = by_pid[a], by_pid[b]
             if pa.proctype != pb.proctype:
                 raise _Invalid(Rejection(f"pid {a} ({pa.proctype}) and pid {b} ({pb.proctype}) run different proctypes", pa.pos))
+            priority_a = getattr(pa.node, "priority", None)
+            priority_b = getattr(pb.node, "priority", None)
+            if _normal(priority_a) != _normal(priority_b):
+                raise _Invalid(Rejection(f"pids {a} and {b} are run with different priorities", pb.pos))
+            narrow = self.narrowest_pid_var
+            if narrow is not None and max(a, b) > _largest_value(narrow):
+                raise _Invalid(Rejection(
+                    f"'{narrow.name}' holds pids but its type stops at {_largest_value(narrow)}, "
+                    f"so pid {max(a, b)} would be truncated", narrow.pos))
             if pa.proctype in self.terminating:
                 body = self.model.proctypes.get(pa.proctype)
                 raise _Invalid(Rejection(
@@ -278,6 +293,8 @@ class Checker:
                 return ast.ExprStmt(expr=ast.Const(value="static-run"))
             return dataclasses.replace(node, expr=self.expr(node.expr, owner, DATA, alpha))
         if isinstance(node, (ast.Send, ast.Receive)):
+            if isinstance(node, ast.Send) and node.sorted and isinstance(alpha, Alpha):
+                self.check_sorted_send(node, owner)
             return dataclasses.replace(node, chan=self.expr(node.chan, owner, CHAN, alpha),
                                        args=self.message_args(node.chan, node.args, owner, alpha))
         if isinstance(node, (ast.Printf, ast.Printm)):
@@ -297,6 +314,16 @@ class Checker:
         if isinstance(node, ast.STATEMENTS) or isinstance(node, ast.Sequence):
             return self.stmt(node, owner, alpha)
         return self.expr(node, owner, DATA, alpha)
+
+    def check_sorted_send(self, node, owner) -> None:
+        """`!!` keeps messages sorted by value: renaming pids or channels reorders them."""
+        chan_slot = self.resolve.slot(node.chan, owner)
+        for i, _arg in enumerate(node.args):
+            kind = self.types.kind(("msg", chan_slot, i)) if chan_slot is not None else DATA
+            if kind != DATA:
+                raise _Invalid(Rejection("a sorted send (!!) orders messages by the value of a "
+                                         f"{'pid' if kind == PID else 'channel'}, which a permutation changes",
+                                         node.pos))
 
     def message_args(self, chan_ref, args, owner, alpha):
         chan_slot = self.resolve.slot(chan_ref, owner)
@@ -453,6 +480,15 @@ class Checker:
                 raise _Invalid(Rejection(
                     f"'{print_expr(e)}' is {value_p} for pid {p} but {value_q} for pid {q}, "
                     f"which the permutation does not match", e.pos))
+
+
+_TYPE_MAX = {"bit": 1, "bool": 1, "byte": 255, "pid": 255, "short": 32767, "int": 2**31 - 1}
+
+
+def _largest_value(var) -> int:
+    if var.type.name == "unsigned" and var.bits is not None:
+        return 2 ** var.bits - 1
+    return _TYPE_MAX.get(var.type.name, 2**31 - 1)
 
 
 def _describe(unit) -> str:
