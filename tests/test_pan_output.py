@@ -16,23 +16,8 @@ from topspin_py.pan import toolchain
 from topspin_py.pan.output import parse_pan_output
 from topspin_py.pan.progress import ProgressWatcher, parse_progress_line
 
-# 2N+3 states in a line: (n, loop head) and (n, after the guard) for n < N, then for n = N the
-# loop head, the end state and the state after the process has died.
-COUNTER = """
-short n;
-active proctype Counter() {
-	do
-	:: n < {N} -> n++
-	:: else -> break
-	od
-}
-"""
+from small_models import ASSERTION, COUNTER
 
-ASSERTION = """
-byte x;
-active proctype A() { x = 1; x = 2 }
-active proctype B() { assert(x != 2) }
-"""
 
 DEADLOCK = """
 chan c = [0] of { byte };

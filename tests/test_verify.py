@@ -13,21 +13,8 @@ from topspin_py.errors import ModelError, ToolchainError, TopspinError, UsageErr
 from topspin_py.result import JSON_REQUIRED_KEYS
 from topspin_py.verify import VerifyOptions, verify
 
-COUNTER = """
-short n;
-active proctype Counter() {
-	do
-	:: n < {N} -> n++
-	:: else -> break
-	od
-}
-"""
+from small_models import ASSERTION, COUNTER
 
-ASSERTION = """
-byte x;
-active proctype A() { x = 1; x = 2 }
-active proctype B() { assert(x != 2) }
-"""
 
 LTL = """
 byte x;
