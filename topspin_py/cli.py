@@ -1,8 +1,8 @@
 """The ``topspin-py`` command.
 
-One subcommand per pipeline stage that is usable alone (DESIGN.md): ``verify`` and ``detect``.
-Later ones (generate, patch, regress, bench) add a ``_add_<name>`` function and a line in
-``build_parser``.
+One subcommand per pipeline stage that is usable alone (DESIGN.md): ``verify``, ``detect``,
+and ``regress`` for state-count baselines.  Later ones (generate, patch) add a
+``_add_<name>`` function and a line in ``build_parser``.
 
 Exit status: 0 no errors found, 1 pan found errors, 2 tool failure or bad input (a TopspinError
 is printed with ``render()``, never as a traceback), 130 interrupted.
@@ -50,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_verify(commands)
     _add_detect(commands)
+    _add_regress(commands)
     return parser
 
 
@@ -152,6 +153,55 @@ def _run_detect(args: argparse.Namespace) -> int:
         if args.explain and "original" in entry:
             print(f"    original: {entry['original']}")
             print(f"    permuted: {entry['permuted']}")
+    return EXIT_OK
+
+
+def _add_regress(commands) -> None:
+    regress_parser = commands.add_parser(
+        "regress", allow_abbrev=False, help="check state counts against a baseline (for CI)",
+        description="Recompute the state counts, transitions and verdicts of the runs listed in "
+                    "BASELINE (JSON) and fail when one changed. With --update, add or refresh "
+                    "an entry (--model ...) or all entries.",
+        epilog="exit status: 0 all counts as recorded, 1 a count or verdict changed, 2 failure")
+    regress_parser.add_argument("baseline", type=Path, metavar="BASELINE", help="the baseline JSON file")
+    regress_parser.add_argument("--update", action="store_true",
+                                help="write the current counts into BASELINE (created if missing)")
+    regress_parser.add_argument("--model", type=Path, metavar="MODEL",
+                                help="with --update: the model of the entry to add or refresh")
+    regress_parser.add_argument("--strategy", default="none", help="with --model: the strategy")
+    regress_parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VAL]",
+                                help="with --model: a define of the run (repeatable)")
+    regress_parser.add_argument("--pan", dest="pan_args", action="append", default=[], metavar="ARG",
+                                help="with --model: a pan argument of the run (repeatable)")
+    regress_parser.set_defaults(handler=_run_regress)
+
+
+def _run_regress(args: argparse.Namespace) -> int:
+    from topspin_py import regress
+    from topspin_py.errors import UsageError
+
+    def show(key, values) -> None:
+        print(f"{key.label()}: {values['states_stored']} states, {values['transitions']} "
+              f"transitions, {values['errors']} errors", file=sys.stderr)
+
+    single = args.model is not None or args.defines or args.pan_args or args.strategy != "none"
+    if single and not (args.update and args.model is not None):
+        raise UsageError("--model, --strategy, -D and --pan describe an entry for --update",
+                         hint="use `topspin-py regress BASELINE --update --model MODEL [...]`")
+    if args.update:
+        key = None
+        if args.model is not None:
+            pan_args = tuple(word for value in args.pan_args for word in shlex.split(value))
+            key = regress.RunKey(regress.relative_model(args.baseline, args.model), args.strategy,
+                                 tuple(args.defines), pan_args)
+        entries = regress.update(args.baseline, key, on_entry=show)
+        print(f"{args.baseline}: {len(entries)} entries")
+        return EXIT_OK
+    changes = regress.check(args.baseline, on_entry=show)
+    if changes:
+        print(f"{args.baseline}: {len(changes)} change(s):\n" + regress.describe(changes))
+        return EXIT_ERRORS_FOUND
+    print(f"{args.baseline}: all entries as recorded")
     return EXIT_OK
 
 

@@ -34,6 +34,7 @@ from topspin_py.pan import flags as panflags
 from topspin_py.pan import toolchain
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.pan.progress import Progress, ProgressWatcher
+from topspin_py.promela import load_model
 from topspin_py.result import Result, replay_command
 
 STRATEGIES = ("none",)
@@ -47,6 +48,7 @@ class VerifyOptions:
     pan_args: tuple[str, ...] = ()       # run-time arguments of pan, e.g. ("-m100000", "-c0")
     keep_dir: Path | None = None         # keep pan.c, pan.h, the binary and pan's output here
     force: bool = False                  # overwrite an existing trail file next to the model
+    save_trails: bool = True             # copy pan's trail next to the model (regress does not)
     max_depth_limit: int = DEFAULT_MAX_DEPTH_LIMIT
     on_progress: Callable[[Progress], None] | None = None   # pan's periodic progress reports
     on_note: Callable[[str], None] | None = None     # things the user should know (reruns, warnings)
@@ -95,7 +97,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         binary = toolchain.compile_pan(tools, compile_flags.flags, workdir)
 
         search = _search(binary, pan_args, workdir, model, options, note, ran)
-        trails = _save_trails(search.report, workdir, model, options.force)
+        trails = _save_trails(search.report, workdir, model, options.force) if options.save_trails else []
         if options.keep_dir is not None:
             (workdir / "spin.out").write_text(spin_output)
             (workdir / "pan.out").write_text(search.output)
@@ -108,19 +110,8 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
 
 def _load_model(model: Path, defines: list[str]):
     """Parse the model with our own front end, so syntax errors point into the user's file.
-
-    The Model is not used yet (no symmetry detection for --strategy none); it will feed the
-    symmetry stage.  This is the ONE place that tolerates the front end being absent:
-    topspin_py/promela/ is being written in parallel, and until load_model exists, spin's own
-    parser (reported with file:line by pan/toolchain.py) is the only syntax check."""
-    try:
-        from topspin_py.promela import load_model
-    except ImportError:
-        return None
-    try:
-        return load_model(model, defines=tuple(defines))
-    except NotImplementedError:
-        return None
+    The Model feeds the symmetry stage (not used yet with --strategy none)."""
+    return load_model(model, defines=tuple(defines))
 
 
 @contextlib.contextmanager
