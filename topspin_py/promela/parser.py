@@ -167,11 +167,11 @@ def _parse(pre: Preprocessed) -> ast.Spec:
         raise
 
 
+# Terminals whose name says more than their pattern; the others are shown as their text.
 _TOKEN_TEXT = {
-    "_SEMI": "';'", "_ARROW": "'->'", "LBRACE": "'{'", "RBRACE": "'}'", "LPAR": "'('", "RPAR": "')'",
-    "LSQB": "'['", "RSQB": "']'", "COMMA": "','", "COLON": "':'", "EQUAL": "'='", "NAME": "a name",
-    "PNAME": "a proctype name", "NUMBER": "a number", "STRING": "a string", "$END": "end of input",
-    "__ANON_0": "'::'",
+    "NAME": "a name", "PNAME": "a proctype name", "NUMBER": "a number", "STRING": "a string",
+    "CHAR": "a character constant", "C_CODE": "c_code { ... }", "C_EXPR": "c_expr { ... }",
+    "C_DECL": "c_decl { ... }", "LTL_BODY": "'{' formula '}'", "$END": "end of input",
 }
 
 
@@ -182,7 +182,7 @@ def _syntax_error(err: UnexpectedInput, text: str, builder: "_AstBuilder") -> Pr
     if isinstance(err, UnexpectedToken):
         token = err.token
         seen = "end of input" if token.type == "$END" else f"'{token.value}'"
-        expected = sorted(_describe(name) for name in err.expected if not name.startswith("__"))
+        expected = sorted(_describe(name) for name in err.expected)
         message = f"syntax error: unexpected {seen}"
         if expected and len(expected) <= 8:
             message += ", expected " + ", ".join(expected)
@@ -200,7 +200,11 @@ def _syntax_error(err: UnexpectedInput, text: str, builder: "_AstBuilder") -> Pr
 def _describe(terminal: str) -> str:
     if terminal in _TOKEN_TEXT:
         return _TOKEN_TEXT[terminal]
-    return terminal.lower() if terminal.isupper() else terminal
+    parser, _ = _spec_parser()
+    for definition in parser.terminals:
+        if definition.name == terminal and definition.pattern.type == "str":
+            return f"'{definition.pattern.value}'"
+    return terminal.lower()
 
 
 def _tok(children, type_: str):
