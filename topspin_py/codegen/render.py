@@ -13,12 +13,9 @@ Strategies:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
-
-import jinja2
-
 from ..errors import TopspinError
 from ..layout.statevector import CHAN, PID, StateLayout, ValueField
+from ..resources import template_environment
 from ..symmetry.detect import Group
 
 # Beyond this many elements, enumeration is hopeless: a later strategy (segmented) is needed.
@@ -94,7 +91,7 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
             for chan in layout.channels if layout.channel_types[chan.struct].value_fields
         ],
     }
-    return _environment().get_template("enumerate.c.j2").render(**context)
+    return template_environment().get_template("enumerate.c.j2").render(**context)
 
 
 def _refuse_unsupported(layout: StateLayout) -> None:
@@ -122,10 +119,3 @@ def _array(f: ValueField) -> dict:
     if len(f.path) != 1:
         raise CodegenError(f"pid-indexed array {f.name} inside a structure is not supported yet")
     return {"path": f.path[0].name, "length": f.path[0].length}
-
-
-def _environment() -> jinja2.Environment:
-    templates = resources.files("topspin_py.templates")
-    return jinja2.Environment(
-        loader=jinja2.FunctionLoader(lambda name: templates.joinpath(name).read_text(encoding="utf-8")),
-        undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)

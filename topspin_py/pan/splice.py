@@ -38,13 +38,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 
-import jinja2
-
 from topspin_py.errors import ToolchainError
+from topspin_py.resources import runtime_text, template_environment
 
 SYM_MACRO = "TOPSPIN_SYM"        # compile with -DTOPSPIN_SYM to turn the reduction on
 CHECK_MACRO = "TOPSPIN_CHECK"    # -DTOPSPIN_CHECK: run-time checks of the canonicaliser
@@ -302,29 +299,14 @@ def _show(lines: tuple[int, ...]) -> str:
     return ", ".join(map(str, lines)) or "none"
 
 
-@lru_cache(maxsize=None)
-def _environment() -> jinja2.Environment:
-    templates = resources.files("topspin_py.templates")
-    return jinja2.Environment(
-        loader=jinja2.FunctionLoader(
-            lambda name: templates.joinpath(name).read_text(encoding="utf-8")),
-        undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
-
-
-@lru_cache(maxsize=None)
-def _runtime(name: str) -> str:
-    text = resources.files("topspin_py.c_runtime").joinpath(name).read_text(encoding="utf-8")
-    return text.rstrip("\n")
-
-
 def _render_header(version: str, generated_file: str) -> str:
-    return _environment().get_template("splice_header.h.j2").render(
+    return template_environment().get_template("splice_header.h.j2").render(
         spin_version=version, macro=SYM_MACRO, check_macro=CHECK_MACRO,
         generated_file=generated_file, wrap=WRAPPERS,
         refusals=[{"condition": cond, "message": why} for cond, why in _REFUSALS],
-        runtime_h=_runtime("topspin_runtime.h"))
+        runtime_h=runtime_text("topspin_runtime.h"))
 
 
 def _render_footer(generated_file: str) -> str:
-    return _environment().get_template("splice_footer.c.j2").render(
-        macro=SYM_MACRO, generated_file=generated_file, runtime_c=_runtime("topspin_runtime.c"))
+    return template_environment().get_template("splice_footer.c.j2").render(
+        macro=SYM_MACRO, generated_file=generated_file, runtime_c=runtime_text("topspin_runtime.c"))
