@@ -61,7 +61,7 @@ def _add_verify(commands) -> None:
         epilog="exit status: 0 no errors, 1 errors found (a trail is written next to MODEL), "
                "2 failure or bad input")
     verify_parser.add_argument("model", metavar="MODEL", help="the Promela model (.pml, .p, ...)")
-    verify_parser.add_argument("--strategy", choices=STRATEGIES, default="none",
+    verify_parser.add_argument("--strategy", choices=STRATEGIES, default="auto",
                                help="symmetry reduction strategy (default: %(default)s)")
     verify_parser.add_argument("--json", action="store_true",
                                help="print the result as one JSON object on stdout")

@@ -39,6 +39,7 @@ class Result:
     error_messages: list[str] = field(default_factory=list)   # "pan:1: assertion violated ..."
     states_visited: int | None = None   # nested DFS (-a, -l): stored plus the 2nd DFS's visits
     counts_exact: bool = True
+    exact: bool = True              # the strategy stores exactly one state per orbit
     state_vector_bytes: int = 0
     hash_conflicts: int | None = None
     depth_limit: int = 0            # the -m of the final run

@@ -34,16 +34,24 @@ from topspin_py.pan import flags as panflags
 from topspin_py.pan import toolchain
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.pan.progress import Progress, ProgressWatcher
+from topspin_py.codegen.render import render_canonicaliser
+from topspin_py.layout.statevector import read_layout
+from topspin_py.pan.splice import SYM_MACRO, splice_file
 from topspin_py.promela import load_model
+from topspin_py.symmetry.detect import detect
+from topspin_py.symmetry.types import infer_types
 from topspin_py.result import Result, replay_command
 
-STRATEGIES = ("none",)
+# "auto" picks the fastest exact strategy the group allows (so far: enumerate, or none for the
+# trivial group).
+STRATEGIES = ("auto", "enumerate", "none")
+EXACTNESS = {"none": "exact", "enumerate": "exact"}
 DEFAULT_MAX_DEPTH_LIMIT = 10_000_000   # -m10^7: a DFS stack of about 460 MB
 
 
 @dataclass
 class VerifyOptions:
-    strategy: str = "none"
+    strategy: str = "auto"
     defines: tuple[str, ...] = ()        # NAME or NAME=VALUE, for spin's cpp and for gcc
     pan_args: tuple[str, ...] = ()       # run-time arguments of pan, e.g. ("-m100000", "-c0")
     keep_dir: Path | None = None         # keep pan.c, pan.h, the binary and pan's output here
@@ -76,7 +84,17 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     defines = [panflags.parse_define(define) for define in options.defines]
     pan_args = list(options.pan_args)
 
-    _load_model(model, defines)   # later: -> symmetry.detect(Model) -> Group
+    loaded = _load_model(model, defines)
+    group = None
+    strategy = "none"
+    if options.strategy != "none":
+        _refuse_with_symmetry(pan_args, defines)
+        group = detect(loaded)
+        for reason in group.reasons:
+            note(f"symmetry: {reason}")
+        strategy = "enumerate" if group.order > 1 else "none"
+        if options.strategy == "enumerate" and group.order == 1:
+            note("symmetry: the group is trivial; verifying without reduction")
     tools = toolchain.find_toolchain()
     for warning in tools.warnings:
         note(warning)
@@ -92,9 +110,16 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         if compile_flags.model_only:
             detail("for the model only (pan's sources do not test them): "
                    + " ".join(f"-D{define}" for define in compile_flags.model_only))
-        # later: layout(pan.h) -> codegen(Group, StateLayout) -> splice into pan.c
-        ran(toolchain.compile_command(tools, compile_flags.flags))
-        binary = toolchain.compile_pan(tools, compile_flags.flags, workdir)
+        flags = list(compile_flags.flags)
+        if strategy != "none":
+            layout = read_layout(workdir, loaded, infer_types(loaded), flags=flags)
+            (workdir / GENERATED_C).write_text(render_canonicaliser(group, layout, strategy))
+            splice_file(workdir / "pan.c", GENERATED_C)
+            flags.append("-D" + SYM_MACRO)
+            detail(f"symmetry: group of order {group.order}, strategy {strategy} "
+                   f"({EXACTNESS[strategy]}), canonicaliser in {GENERATED_C}")
+        ran(toolchain.compile_command(tools, flags))
+        binary = toolchain.compile_pan(tools, flags, workdir)
 
         search = _search(binary, pan_args, workdir, model, options, note, ran)
         trails = _save_trails(search.report, workdir, model, options.force) if options.save_trails else []
@@ -104,8 +129,31 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
             (workdir / "commands.txt").write_text("\n".join(commands) + "\n")
 
     replay = replay_command(str(model), defines, trails[0][1]) if trails else None
-    return _result(model, options.strategy, search, [str(path) for path, _ in trails], replay,
-                   defines, compile_flags.flags, tools.spin_version, time.monotonic() - started)
+    result = _result(model, strategy, search, [str(path) for path, _ in trails], replay,
+                     defines, flags, tools.spin_version, time.monotonic() - started)
+    result.group_order = group.order if group is not None and strategy != "none" else 1
+    result.exact = EXACTNESS[strategy] == "exact"
+    return result
+
+
+GENERATED_C = "topspin_sym.c"   # the canonicaliser, #included at the end of the spliced pan.c
+
+
+def _refuse_with_symmetry(pan_args: list[str], defines: list[str]) -> None:
+    """Options whose meaning a permutation of processes would change."""
+    if "-f" in pan_args:
+        raise UsageError("weak fairness (-f) counts steps per process slot, which symmetry "
+                         "reduction permutes: the result would be unsound",
+                         hint="use --strategy none with -f")
+    for define in defines:
+        name = define.split("=", 1)[0]
+        if name in ("BFS_PAR", "TRIX") or (name == "NCORE" and define.split("=", 1)[1:] not in ([], ["1"])):
+            raise UsageError(f"-D{name} is not supported with symmetry reduction",
+                             hint="use --strategy none")
+    names = {define.split("=", 1)[0] for define in defines}
+    if {"BFS", "BITSTATE"} <= names and "NOREDUCE" not in names:
+        raise UsageError("-DBFS -DBITSTATE with partial order reduction compares raw states, "
+                         "not their canonical forms", hint="add -DNOREDUCE")
 
 
 def _load_model(model: Path, defines: list[str]):
