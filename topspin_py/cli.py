@@ -1,8 +1,8 @@
 """The ``topspin-py`` command.
 
 One subcommand per pipeline stage that is usable alone (DESIGN.md): ``verify``, ``detect``,
-and ``regress`` for state-count baselines.  Later ones (generate, patch) add a
-``_add_<name>`` function and a line in ``build_parser``.
+``generate`` and ``patch`` (for users who run SPIN themselves), and ``regress`` for state-count
+baselines.  Each has an ``_add_<name>`` function and a line in ``build_parser``.
 
 Exit status: 0 no errors found, 1 pan found errors, 2 tool failure or bad input (a TopspinError
 is printed with ``render()``, never as a traceback), 130 interrupted.
@@ -50,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_verify(commands)
     _add_detect(commands)
+    _add_generate(commands)
+    _add_patch(commands)
     _add_regress(commands)
     return parser
 
@@ -153,6 +155,96 @@ def _run_detect(args: argparse.Namespace) -> int:
         if args.explain and "original" in entry:
             print(f"    original: {entry['original']}")
             print(f"    permuted: {entry['permuted']}")
+    return EXIT_OK
+
+
+def _add_generate(commands) -> None:
+    parser = commands.add_parser(
+        "generate", allow_abbrev=False, help="write a symmetry-reduced pan.c for your own build",
+        description="Run spin -a on MODEL in DIR, detect its symmetry, and write the "
+                    "canonicaliser (topspin_sym.c, topspin_sym.h) and the patched pan.c there; "
+                    "print the gcc line that builds pan.")
+    parser.add_argument("model", metavar="MODEL", help="the Promela model")
+    parser.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
+                        help="a new or empty directory")
+    parser.add_argument("--strategy", default="auto", help="canonicalisation strategy (default: auto)")
+    parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VAL]",
+                        help="a define for spin's preprocessor and for the build (repeatable)")
+    parser.set_defaults(handler=_run_generate)
+
+
+def _run_generate(args: argparse.Namespace) -> int:
+    from topspin_py.errors import UsageError
+    from topspin_py.pan import toolchain
+    from topspin_py.pan.splice import SYM_MACRO
+    from topspin_py.promela import load_model
+    from topspin_py.reduce import GENERATED_C, GENERATED_H, choose_strategy, reduce_in
+    from topspin_py.symmetry.detect import detect
+
+    out: Path = args.output
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UsageError(f"{out} exists and is not an empty directory",
+                         hint="name a new directory: generate never overwrites your files")
+    model_path = Path(args.model)
+    model = load_model(model_path, tuple(args.defines))
+    group = detect(model)
+    strategy = choose_strategy(args.strategy, group)
+    if strategy == "none":
+        raise UsageError(f"{model_path}: the symmetry group is trivial, there is nothing to generate",
+                         hint="`topspin-py detect MODEL` says why")
+    out.mkdir(parents=True, exist_ok=True)
+    tools = toolchain.find_toolchain()
+    toolchain.generate_pan(tools, model_path, str(model_path), list(args.defines), out)
+    flags = [f"-D{define}" for define in args.defines]
+    reduce_in(out, model, group, strategy, flags)
+    print(f"wrote {out / 'pan.c'} (patched), {out / GENERATED_C}, {out / GENERATED_H}")
+    print(f"group order {group.order}, strategy {strategy}")
+    print(f"build: cd {out} && gcc -O2 {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c")
+    return EXIT_OK
+
+
+def _add_patch(commands) -> None:
+    parser = commands.add_parser(
+        "patch", allow_abbrev=False, help="splice the canonicaliser into an existing pan.c",
+        description="Patch PAN_C (written by spin -a from MODEL, pan.h beside it) in place, "
+                    "keeping the original as PAN_C.orig; the canonicaliser goes beside it.")
+    parser.add_argument("pan_c", type=Path, metavar="PAN_C")
+    parser.add_argument("--model", type=Path, required=True, metavar="MODEL")
+    parser.add_argument("--strategy", default="auto", help="canonicalisation strategy (default: auto)")
+    parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VAL]",
+                        help="the defines pan will be built with (repeatable)")
+    parser.set_defaults(handler=_run_patch)
+
+
+def _run_patch(args: argparse.Namespace) -> int:
+    import shutil
+
+    from topspin_py.errors import UsageError
+    from topspin_py.pan.splice import SYM_MACRO
+    from topspin_py.promela import load_model
+    from topspin_py.reduce import GENERATED_C, choose_strategy, reduce_in
+    from topspin_py.symmetry.detect import detect
+
+    pan_c: Path = args.pan_c
+    backup = pan_c.with_name(pan_c.name + ".orig")
+    if not pan_c.is_file() or not (pan_c.parent / "pan.h").is_file():
+        raise UsageError(f"{pan_c} (and pan.h beside it) not found", hint="run spin -a MODEL first")
+    if pan_c.name != "pan.c":
+        raise UsageError("the file must be SPIN's pan.c (pan.c #includes pan.h by that name)")
+    for existing in (backup, pan_c.parent / GENERATED_C):
+        if existing.exists():
+            raise UsageError(f"{existing} exists: the pan.c looks patched already",
+                             hint="regenerate pan.c with spin -a, or remove the file")
+    model = load_model(args.model, tuple(args.defines))
+    group = detect(model)
+    strategy = choose_strategy(args.strategy, group)
+    if strategy == "none":
+        raise UsageError(f"{args.model}: the symmetry group is trivial, nothing to patch")
+    shutil.copy2(pan_c, backup)
+    flags = [f"-D{define}" for define in args.defines]
+    reduce_in(pan_c.parent, model, group, strategy, flags)
+    print(f"patched {pan_c} (original in {backup}); group order {group.order}, strategy {strategy}")
+    print(f"build: gcc -O2 {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c")
     return EXIT_OK
 
 

@@ -34,18 +34,15 @@ from topspin_py.pan import flags as panflags
 from topspin_py.pan import toolchain
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.pan.progress import Progress, ProgressWatcher
-from topspin_py.codegen.render import render_canonicaliser
-from topspin_py.layout.statevector import read_layout
-from topspin_py.pan.splice import SYM_MACRO, splice_file
+from topspin_py.codegen.render import STRATEGIES as CANONICALISERS
+from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.promela import load_model
+from topspin_py.reduce import GENERATED_C, choose_strategy, reduce_in
 from topspin_py.symmetry.detect import detect
-from topspin_py.symmetry.types import infer_types
 from topspin_py.result import Result, replay_command
 
-# "auto" picks the fastest exact strategy the group allows (so far: enumerate, or none for the
-# trivial group).
-STRATEGIES = ("auto", "enumerate", "none")
-EXACTNESS = {"none": "exact", "enumerate": "exact"}
+# "auto" picks the fastest exact strategy the group allows (reduce.choose_strategy).
+STRATEGIES = ("auto", *CANONICALISERS, "none")
 DEFAULT_MAX_DEPTH_LIMIT = 10_000_000   # -m10^7: a DFS stack of about 460 MB
 
 
@@ -88,11 +85,11 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     group = None
     strategy = "none"
     if options.strategy != "none":
-        _refuse_with_symmetry(pan_args, defines)
+        refuse_with_symmetry(pan_args, defines)
         group = detect(loaded)
         for reason in group.reasons:
             note(f"symmetry: {reason}")
-        strategy = "enumerate" if group.order > 1 else "none"
+        strategy = choose_strategy(options.strategy, group)
         if options.strategy == "enumerate" and group.order == 1:
             note("symmetry: the group is trivial; verifying without reduction")
     tools = toolchain.find_toolchain()
@@ -112,12 +109,10 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
                    + " ".join(f"-D{define}" for define in compile_flags.model_only))
         flags = list(compile_flags.flags)
         if strategy != "none":
-            layout = read_layout(workdir, loaded, infer_types(loaded), flags=flags)
-            (workdir / GENERATED_C).write_text(render_canonicaliser(group, layout, strategy))
-            splice_file(workdir / "pan.c", GENERATED_C)
+            reduce_in(workdir, loaded, group, strategy, flags)
             flags.append("-D" + SYM_MACRO)
             detail(f"symmetry: group of order {group.order}, strategy {strategy} "
-                   f"({EXACTNESS[strategy]}), canonicaliser in {GENERATED_C}")
+                   f"({CANONICALISERS[strategy].exactness}), canonicaliser in {GENERATED_C}")
         ran(toolchain.compile_command(tools, flags))
         binary = toolchain.compile_pan(tools, flags, workdir)
 
@@ -132,14 +127,11 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     result = _result(model, strategy, search, [str(path) for path, _ in trails], replay,
                      defines, flags, tools.spin_version, time.monotonic() - started)
     result.group_order = group.order if group is not None and strategy != "none" else 1
-    result.exact = EXACTNESS[strategy] == "exact"
+    result.exact = strategy == "none" or CANONICALISERS[strategy].exactness == "exact"
     return result
 
 
-GENERATED_C = "topspin_sym.c"   # the canonicaliser, #included at the end of the spliced pan.c
-
-
-def _refuse_with_symmetry(pan_args: list[str], defines: list[str]) -> None:
+def refuse_with_symmetry(pan_args: list[str], defines: list[str]) -> None:
     """Options whose meaning a permutation of processes would change."""
     if "-f" in pan_args:
         raise UsageError("weak fairness (-f) counts steps per process slot, which symmetry "

@@ -1,0 +1,46 @@
+"""topspin-py generate and patch: the reduced pan for users who build it themselves."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+
+def cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "topspin_py.cli", *args], capture_output=True, text=True)
+
+
+def build_and_run(directory: Path, flags: list[str], pan_args: list[str] = ()) -> tuple[int, int]:
+    subprocess.run(["gcc", "-O1", "-w", *flags, "-o", "pan", "pan.c"], cwd=directory, check=True)
+    out = subprocess.run(["./pan", *pan_args], cwd=directory, capture_output=True, text=True).stdout
+    return (int(re.search(r"(\d+) states, stored", out).group(1)),
+            int(re.search(r"(\d+) transitions", out).group(1)))
+
+
+def test_generate_writes_a_pan_that_stores_one_state_per_orbit(corpus, tmp_path):
+    out = tmp_path / "build"
+    proc = cli("generate", str(corpus / "topspin/email3.p"), "-o", str(out), "-DSAFETY", "-DNOREDUCE")
+    assert proc.returncode == 0, proc.stderr
+    assert "gcc -O2 -DSAFETY -DNOREDUCE -DTOPSPIN_SYM -o pan pan.c" in proc.stdout
+    assert {"pan.c", "pan.h", "topspin_sym.c", "topspin_sym.h"} <= {p.name for p in out.iterdir()}
+    assert build_and_run(out, ["-DSAFETY", "-DNOREDUCE", "-DTOPSPIN_SYM"], ["-m100000"]) == (3902, 11951)
+    # Without the macro the patched pan.c is SPIN's own verifier.
+    assert build_and_run(out, ["-DSAFETY", "-DNOREDUCE"], ["-m100000"]) == (23256, 71006)
+    # It never writes into a directory that holds files.
+    again = cli("generate", str(corpus / "topspin/email3.p"), "-o", str(out))
+    assert again.returncode == 2 and "not an empty directory" in again.stderr
+
+
+def test_patch_keeps_a_backup_and_refuses_twice(corpus, tmp_path):
+    shutil.copy(corpus / "topspin/mutex5.p", tmp_path / "m.pml")
+    subprocess.run(["spin", "-a", "m.pml"], cwd=tmp_path, check=True, capture_output=True)
+    original = (tmp_path / "pan.c").read_text(encoding="latin-1")
+    proc = cli("patch", str(tmp_path / "pan.c"), "--model", str(tmp_path / "m.pml"), "-DSAFETY")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "pan.c.orig").read_text(encoding="latin-1") == original
+    assert build_and_run(tmp_path, ["-DSAFETY", "-DNOREDUCE", "-DTOPSPIN_SYM"]) == (12, 47)
+    again = cli("patch", str(tmp_path / "pan.c"), "--model", str(tmp_path / "m.pml"))
+    assert again.returncode == 2 and "patched already" in again.stderr and "Traceback" not in again.stderr
