@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sys
 
-from bench import detect_table2
+from bench import detect_table2, reduction
 
 
 def main() -> int:
-    for benchmark in (detect_table2,):
+    for benchmark in (detect_table2, reduction):
         path = benchmark.run()
         print(f"wrote {path}")
     return 0

@@ -49,7 +49,7 @@ def test_email4(corpus):
     assert (result.group_order, result.states_stored, result.transitions) == (24, 36255, 141453)
 
 
-@pytest.mark.parametrize("n,states", [(3, 494), (4, 3106), (5, 17321)])
+@pytest.mark.parametrize("n,states", [(3, 494), (4, 3106), (5, 17321), (6, 89850)])
 def test_peterson_family(tmp_path, n, states):
     # Seed 001 Fig. 3 / TopSPIN: 494, 3106, 17321, 89850, 442481 for N = 3..7 (exact).
     path = tmp_path / f"peterson{n}.pml"
