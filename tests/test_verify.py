@@ -32,7 +32,7 @@ def write(tmp_path: Path, text: str, name: str = "m.pml") -> Path:
 # --- published baselines (SPIN 6.5.2, -DNOREDUCE; see shared/corpus/README.md) ---------------
 
 def test_peterson3_baseline(corpus):
-    result = verify(corpus / "topspin" / "peterson3.p", VerifyOptions(defines=("NOREDUCE",)))
+    result = verify(corpus / "topspin" / "peterson3.p", VerifyOptions(strategy="none", defines=("NOREDUCE",)))
     assert result.states_stored == 2636
     assert result.errors == 0 and result.complete
     assert (result.strategy, result.group_order) == ("none", 1)
@@ -41,7 +41,7 @@ def test_peterson3_baseline(corpus):
 def test_email3_baseline_needs_a_deeper_search(corpus):
     notes = []
     result = verify(corpus / "topspin" / "email3.p",
-                    VerifyOptions(defines=("NOREDUCE",), on_note=notes.append))
+                    VerifyOptions(strategy="none", defines=("NOREDUCE",), on_note=notes.append))
     assert result.states_stored == 23256
     assert result.complete and result.errors == 0
     # email3 is deeper than pan's default -m10000 (depth 17024): verify reran with -m100000.
