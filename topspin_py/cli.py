@@ -167,31 +167,30 @@ def _add_generate(commands) -> None:
     parser.add_argument("model", metavar="MODEL", help="the Promela model")
     parser.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
                         help="a new or empty directory")
-    parser.add_argument("--strategy", default="auto", help="canonicalisation strategy (default: auto)")
-    parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VAL]",
-                        help="a define for spin's preprocessor and for the build (repeatable)")
+    _add_build_options(parser)
     parser.set_defaults(handler=_run_generate)
+
+
+def _add_build_options(parser) -> None:
+    """The options generate and patch share: how pan will be built."""
+    parser.add_argument("--strategy", choices=[s for s in STRATEGIES if s != "none"], default="auto",
+                        help="canonicalisation strategy (default: %(default)s)")
+    parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VAL]",
+                        help="a define for spin's preprocessor and for the build of pan (repeatable)")
 
 
 def _run_generate(args: argparse.Namespace) -> int:
     from topspin_py.errors import UsageError
     from topspin_py.pan import toolchain
     from topspin_py.pan.splice import SYM_MACRO
-    from topspin_py.promela import load_model
-    from topspin_py.reduce import GENERATED_C, GENERATED_H, choose_strategy, reduce_in
-    from topspin_py.symmetry.detect import detect
+    from topspin_py.reduce import GENERATED_C, GENERATED_H, plan, reduce_in
 
     out: Path = args.output
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(f"{out} exists and is not an empty directory",
                          hint="name a new directory: generate never overwrites your files")
     model_path = Path(args.model)
-    model = load_model(model_path, tuple(args.defines))
-    group = detect(model)
-    strategy = choose_strategy(args.strategy, group)
-    if strategy == "none":
-        raise UsageError(f"{model_path}: the symmetry group is trivial, there is nothing to generate",
-                         hint="`topspin-py detect MODEL` says why")
+    model, group, strategy = plan(model_path, args.defines, args.strategy)
     out.mkdir(parents=True, exist_ok=True)
     tools = toolchain.find_toolchain()
     toolchain.generate_pan(tools, model_path, str(model_path), list(args.defines), out)
@@ -210,9 +209,7 @@ def _add_patch(commands) -> None:
                     "keeping the original as PAN_C.orig; the canonicaliser goes beside it.")
     parser.add_argument("pan_c", type=Path, metavar="PAN_C")
     parser.add_argument("--model", type=Path, required=True, metavar="MODEL")
-    parser.add_argument("--strategy", default="auto", help="canonicalisation strategy (default: auto)")
-    parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VAL]",
-                        help="the defines pan will be built with (repeatable)")
+    _add_build_options(parser)
     parser.set_defaults(handler=_run_patch)
 
 
@@ -221,9 +218,7 @@ def _run_patch(args: argparse.Namespace) -> int:
 
     from topspin_py.errors import UsageError
     from topspin_py.pan.splice import SYM_MACRO
-    from topspin_py.promela import load_model
-    from topspin_py.reduce import GENERATED_C, choose_strategy, reduce_in
-    from topspin_py.symmetry.detect import detect
+    from topspin_py.reduce import GENERATED_C, plan, reduce_in
 
     pan_c: Path = args.pan_c
     backup = pan_c.with_name(pan_c.name + ".orig")
@@ -235,11 +230,7 @@ def _run_patch(args: argparse.Namespace) -> int:
         if existing.exists():
             raise UsageError(f"{existing} exists: the pan.c looks patched already",
                              hint="regenerate pan.c with spin -a, or remove the file")
-    model = load_model(args.model, tuple(args.defines))
-    group = detect(model)
-    strategy = choose_strategy(args.strategy, group)
-    if strategy == "none":
-        raise UsageError(f"{args.model}: the symmetry group is trivial, nothing to patch")
+    model, group, strategy = plan(args.model, args.defines, args.strategy)
     shutil.copy2(pan_c, backup)
     flags = [f"-D{define}" for define in args.defines]
     reduce_in(pan_c.parent, model, group, strategy, flags)

@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from topspin_py.codegen.render import STRATEGIES, render_canonicaliser
+from topspin_py.errors import UsageError
 from topspin_py.layout.statevector import read_layout
 from topspin_py.pan.splice import SYM_MACRO, SplicedPan, splice_file
-from topspin_py.promela.model import Model
-from topspin_py.symmetry.detect import Group
+from topspin_py.promela.model import Model, load_model
+from topspin_py.symmetry.detect import Group, detect
 from topspin_py.symmetry.types import infer_types
 
 GENERATED_C = "topspin_sym.c"   # the canonicaliser, #included at the end of the spliced pan.c
@@ -22,6 +23,18 @@ def choose_strategy(requested: str, group: Group) -> str:
     if group.order == 1 or requested == "none":
         return "none"
     return "enumerate" if requested == "auto" else requested
+
+
+def plan(model_path: Path, defines: list[str], requested: str) -> tuple[Model, Group, str]:
+    """Load and analyse a model for generate/patch: its Model, group and strategy.  A trivial
+    group leaves nothing to generate, which is said plainly."""
+    model = load_model(model_path, tuple(defines))
+    group = detect(model)
+    strategy = choose_strategy(requested, group)
+    if strategy == "none":
+        raise UsageError(f"{model_path}: the symmetry group is trivial, there is nothing to generate",
+                         hint="`topspin-py detect MODEL` says why")
+    return model, group, strategy
 
 
 def reduce_in(workdir: Path, model: Model, group: Group, strategy: str, flags: list[str]) -> SplicedPan:
