@@ -231,7 +231,7 @@ class _Inference:
             if isinstance(node.value, (ast.BinOp, ast.UnOp)):
                 # The target holds the result of arithmetic: taint it if it is a pid, unless
                 # the expression is built from _pid and constants alone.
-                if not _pid_constant_expression(node.value):
+                if not is_pid_constant(node.value):
                     self.arith.append((self.resolve.slot(node.target, owner), node, "is assigned the result of arithmetic"))
                 else:
                     self.pid_sources.add(self.resolve.slot(node.target, owner))
@@ -251,9 +251,9 @@ class _Inference:
                     a = self.value_slot(expr.left, owner, expr)
                     b = self.value_slot(expr.right, owner, expr)
                     self.union(a, b)
-                    if a is None and _pid_constant_expression(expr.left) and _uses_pid(expr.left):
+                    if a is None and is_pid_constant(expr.left) and uses_pid(expr.left):
                         self.pid_sources.add(b)
-                    if b is None and _pid_constant_expression(expr.right) and _uses_pid(expr.right):
+                    if b is None and is_pid_constant(expr.right) and uses_pid(expr.right):
                         self.pid_sources.add(a)
                 elif expr.op in _ARITH:
                     self.arith_operands(expr, owner)
@@ -262,7 +262,7 @@ class _Inference:
                 if array is not None:
                     index_slot = self.value_slot(expr.index, owner, expr)
                     self.union(("index", array), index_slot)
-                    if index_slot is None and _uses_pid(expr.index) and _pid_constant_expression(expr.index):
+                    if index_slot is None and uses_pid(expr.index) and is_pid_constant(expr.index):
                         self.pid_sources.add(("index", array))
             elif isinstance(expr, ast.Poll):
                 self.message(expr.chan, expr.args, owner)
@@ -336,11 +336,12 @@ class _Inference:
         return info
 
 
-def _uses_pid(expr) -> bool:
+def uses_pid(expr) -> bool:
+    """Whether ``expr`` reads ``_pid``."""
     return any(isinstance(n, ast.VarRef) and n.name == "_pid" for n in expr.walk())
 
 
-def _pid_constant_expression(expr) -> bool:
+def is_pid_constant(expr) -> bool:
     """Built from ``_pid`` and constants only (evaluable for each process)."""
     for node in expr.walk():
         if isinstance(node, ast.VarRef) and (node.name != "_pid" or node.index is not None):

@@ -30,7 +30,7 @@ from ..errors import SourcePos
 from ..promela import ast
 from ..promela.model import INIT, Model, constant_value
 from ..promela.printer import print_expr
-from .types import CHAN, DATA, PID, TypeInfo
+from .types import CHAN, DATA, PID, TypeInfo, is_pid_constant, uses_pid
 
 _COMMUTATIVE = {"+", "*", "&&", "||", "&", "|", "^", "==", "!="}
 _ASSOCIATIVE = {"+", "*", "&&", "||", "&", "|", "^"}
@@ -119,6 +119,7 @@ class Checker:
         self.channel_by_name = {c.name: c for c in model.channels if c.owner_pid is None}
         self.global_channel_arrays = {v.name for v in model.globals if isinstance(v.init, ast.ChanInit)}
         self.static_runs = {id(p.node) for p in model.processes if p.node is not None}
+        self.pid_expressions: dict[int, tuple[object, bool]] = {}
         self.terminating = {name for name, p in model.proctypes.items() if can_terminate(p.body)}
         if model.init is not None and can_terminate(model.init.body):
             self.terminating.add(INIT)
@@ -344,7 +345,7 @@ class Checker:
             if context == PID and e.value in self.pids:
                 return dataclasses.replace(e, value=alpha.pid(e.value))
             return e
-        if isinstance(alpha, Tokenizer) and _depends_on_pid(e) and _pid_constant(e) \
+        if isinstance(alpha, Tokenizer) and self.pid_computed(e) \
                 and not isinstance(e, ast.VarRef) and not (isinstance(e, ast.BinOp) and e.op in ("==", "!=")):
             return e
         if isinstance(e, ast.VarRef):
@@ -357,13 +358,13 @@ class Checker:
                 side = PID if PID in kinds else CHAN if CHAN in kinds else DATA
                 return dataclasses.replace(e, left=self.expr(e.left, owner, side, alpha),
                                            right=self.expr(e.right, owner, side, alpha))
-            if _depends_on_pid(e) and _pid_constant(e) and owner is not None:
+            if self.pid_computed(e) and owner is not None:
                 self.check_pid_expression(e, owner, context, alpha)
                 return e
             return dataclasses.replace(e, left=self.expr(e.left, owner, DATA, alpha),
                                        right=self.expr(e.right, owner, DATA, alpha))
         if isinstance(e, ast.UnOp):
-            if _depends_on_pid(e) and _pid_constant(e) and owner is not None:
+            if self.pid_computed(e) and owner is not None:
                 self.check_pid_expression(e, owner, context, alpha)
                 return e
             return dataclasses.replace(e, operand=self.expr(e.operand, owner, DATA, alpha))
@@ -454,12 +455,20 @@ class Checker:
             return self.types.kind(self.resolve.slot(e, owner))
         if isinstance(e, ast.Run):
             return PID
-        if _depends_on_pid(e) and _pid_constant(e):
+        if self.pid_computed(e):
             return PID
         if isinstance(e, ast.CondExpr):
             kind = self.kind_of(e.then, owner)
             return kind if kind != DATA else self.kind_of(e.other, owner)
         return DATA
+
+    def pid_computed(self, e) -> bool:
+        """Whether ``e`` is computed from ``_pid`` and constants alone (``1 - _pid``), cached
+        per node: the checker asks for every expression of every candidate."""
+        cached = self.pid_expressions.get(id(e))
+        if cached is None or cached[0] is not e:
+            cached = self.pid_expressions[id(e)] = (e, uses_pid(e) and is_pid_constant(e))
+        return cached[1]
 
     def check_pid_expression(self, e, owner, context, alpha) -> None:
         """An expression of ``_pid`` and constants, evaluated for every process of ``owner``:
@@ -510,35 +519,6 @@ def _ref_from_name(name: str, pos) -> ast.VarRef:
     index = ast.Const(value=int(match.group(2))) if match.group(2) is not None else None
     return ast.VarRef(name=match.group(1), index=index, pos=pos)
 
-
-_PID_FACTS: dict[int, tuple[object, bool, bool]] = {}
-
-
-def _pid_facts(e) -> tuple[bool, bool]:
-    """(depends on _pid, built from _pid and constants only), cached per node: the checker
-    asks for every expression of every candidate."""
-    cached = _PID_FACTS.get(id(e))
-    if cached is not None and cached[0] is e:
-        return cached[1], cached[2]
-    depends, constant = False, True
-    for node in e.walk():
-        if isinstance(node, ast.VarRef):
-            if node.name == "_pid" and node.index is None:
-                depends = True
-            else:
-                constant = False
-        elif not isinstance(node, (ast.Const, ast.BinOp, ast.UnOp, ast.CondExpr)):
-            constant = False
-    _PID_FACTS[id(e)] = (e, depends, constant)
-    return depends, constant
-
-
-def _depends_on_pid(e) -> bool:
-    return _pid_facts(e)[0]
-
-
-def _pid_constant(e) -> bool:
-    return _pid_facts(e)[1]
 
 
 # ---------------------------------------------------------------------- normal form
