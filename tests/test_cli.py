@@ -226,9 +226,12 @@ def test_interrupt_exits_cleanly(tmp_path):
                      "active proctype B() { do :: b < 255 -> b++ :: b > 0 -> b-- od }\n"
                      "active proctype C() { do :: c < 255 -> c++ :: c > 0 -> c-- od }\n")
     env = dict(os.environ, PYTHONPATH=str(REPO))
+    # A foreground job in a terminal gets SIGINT with its default action; a test run started
+    # in the background (as `make test &`) inherits SIGINT ignored, which Python then keeps.
     process = subprocess.Popen([sys.executable, "-m", "topspin_py.cli", "verify", str(model)],
                                cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, start_new_session=True)
+                               text=True, start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     stderr = ""
     while "pan: 1M states" not in stderr and time.monotonic() < deadline:  # pan is running
