@@ -67,10 +67,8 @@ def _add_verify(commands) -> None:
                                help="symmetry reduction strategy (default: %(default)s)")
     verify_parser.add_argument("--json", action="store_true",
                                help="print the result as one JSON object on stdout")
-    verify_parser.add_argument("-D", dest="defines", action="append", default=[],
-                               metavar="NAME[=VAL]",
-                               help="define a macro for spin's preprocessor and for gcc "
-                                    "(-DNOREDUCE, -DVECTORSZ=4096, -DN=3; repeatable)")
+    _add_define_option(verify_parser, "for spin's preprocessor and for gcc "
+                                      "(-DNOREDUCE, -DVECTORSZ=4096, -DN=3; repeatable)")
     verify_parser.add_argument("--pan", dest="pan_args", action="append", default=[], metavar="ARG",
                                help="run-time arguments for pan, e.g. --pan -m100000 or "
                                     "--pan '-c0 -w26' (repeatable)")
@@ -120,8 +118,7 @@ def _add_detect(commands) -> None:
     detect_parser.add_argument("--group", type=Path, metavar="FILE",
                                help="use the generators in FILE (one per line, disjoint cycles over "
                                     "pids and channel names) instead of detecting them")
-    detect_parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VAL]",
-                               help="define a macro for spin's preprocessor (repeatable)")
+    _add_define_option(detect_parser, "for spin's preprocessor (repeatable)")
     detect_parser.set_defaults(handler=_run_detect)
 
 
@@ -171,12 +168,17 @@ def _add_generate(commands) -> None:
     parser.set_defaults(handler=_run_generate)
 
 
+def _add_define_option(parser, use: str) -> None:
+    """-D NAME[=VAL] (also -DNAME, as with gcc), collected in args.defines."""
+    parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VAL]",
+                        help=f"define a macro {use}")
+
+
 def _add_build_options(parser) -> None:
     """The options generate and patch share: how pan will be built."""
     parser.add_argument("--strategy", choices=[s for s in STRATEGIES if s != "none"], default="auto",
                         help="canonicalisation strategy (default: %(default)s)")
-    parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VAL]",
-                        help="a define for spin's preprocessor and for the build of pan (repeatable)")
+    _add_define_option(parser, "for spin's preprocessor and for the build of pan (repeatable)")
 
 
 def _run_generate(args: argparse.Namespace) -> int:
@@ -252,8 +254,7 @@ def _add_regress(commands) -> None:
     regress_parser.add_argument("--model", type=Path, metavar="MODEL",
                                 help="with --update: the model of the entry to add or refresh")
     regress_parser.add_argument("--strategy", default="none", help="with --model: the strategy")
-    regress_parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VAL]",
-                                help="with --model: a define of the run (repeatable)")
+    _add_define_option(regress_parser, "for the run of the entry given with --model (repeatable)")
     regress_parser.add_argument("--pan", dest="pan_args", action="append", default=[], metavar="ARG",
                                 help="with --model: a pan argument of the run (repeatable)")
     regress_parser.set_defaults(handler=_run_regress)
