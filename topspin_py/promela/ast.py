@@ -13,7 +13,7 @@ argument list, which is what spin does with it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, make_dataclass
+from dataclasses import field, fields, make_dataclass
 from typing import Any, Iterator
 
 from ..errors import SourcePos
