@@ -4,21 +4,30 @@ Python decides what moves and how values are renamed; the templates (templates/*
 the C.  Every place is written with pan.h's own names (``now.x``, ``((P0 *)...)->y``,
 ``contents[i].fld1``), so the code survives SPIN's reordering of fields.
 
-Strategies:
+Strategies (each a template of its own; both walk the group through a stabiliser chain,
+:mod:`topspin_py.codegen.chain`):
 
 ``enumerate`` (exact)
     apply every element of the group and keep the least image in byte order.
+``segmented`` (exact; seed 001)
+    give each process a key that no permutation changes (its slot with pids and channel ids
+    blanked, and its entries of data arrays indexed by pid), and apply only the elements whose
+    images have the least keys slot by slot; keep the least of those images.  Ties are few
+    when processes are in different local states, so few elements are applied.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 from ..errors import TopspinError
 from ..layout.statevector import CHAN, PID, StateLayout, ValueField
 from ..resources import template_environment
 from ..symmetry.detect import Group
+from .chain import process_swaps, stabiliser_chain
 
-# Beyond this many elements, enumeration is hopeless: a later strategy (segmented) is needed.
+# Beyond this many elements, applying all of them to every state is hopeless (Peterson 7's 5040
+# already take minutes); segmented applies only the few that tie.
 MAX_ENUMERATED_ELEMENTS = 50_000
 
 
@@ -31,6 +40,8 @@ class Strategy:
 
 STRATEGIES = {
     "enumerate": Strategy("enumerate", "exact", "every group element, least image in byte order"),
+    "segmented": Strategy("segmented", "exact", "processes ordered by their pid-free part, "
+                          "every element that keeps that order, least image in byte order"),
 }
 
 
@@ -42,31 +53,54 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
     """C source defining ``void topspin_canonicalise(void)`` for ``group`` on ``layout``."""
     if strategy not in STRATEGIES:
         raise CodegenError(f"unknown strategy '{strategy}'", hint=f"available: {', '.join(STRATEGIES)}")
-    order = group.order
-    if order > MAX_ENUMERATED_ELEMENTS:
-        raise CodegenError(f"the group has {order} elements, too many to enumerate",
-                           hint=f"enumerate handles groups of up to {MAX_ENUMERATED_ELEMENTS} elements")
+    if strategy == "enumerate" and group.order > MAX_ENUMERATED_ELEMENTS:
+        raise CodegenError(f"the group has {group.order} elements, too many to enumerate for every state",
+                           hint=f"enumerate handles groups of up to {MAX_ENUMERATED_ELEMENTS} elements; "
+                                "use --strategy segmented")
     _refuse_unsupported(layout)
+    n_pids = max(max((p.pid for p in layout.processes), default=-1) + 1, 1)
+    n_chans = max((c.id for c in layout.channels), default=0)
+    chain = stabiliser_chain(group, n_pids, n_chans)
+    first, total = [], 0
+    for level in chain.levels:
+        first.append(total)
+        total += len(level.transversal)
+    context = {
+        "order": group.order,
+        "n_pids": n_pids,
+        "n_chans": n_chans,
+        "levels": chain.levels,
+        "first": first,
+        "keyed": strategy == "segmented",
+        **_movements(group, layout, n_pids, n_chans),
+    }
+    if strategy == "segmented":
+        context.update(_keys(layout, context["moved_processes"]))
+        context.update(_swaps(group, layout, n_pids, n_chans))
+    return template_environment().get_template(f"{strategy}.c.j2").render(**context)
+
+
+def _swaps(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> dict:
+    """The swap elements of segmented's pruning, as a table by pair of pids (-1: none)."""
+    swaps = process_swaps(group, n_pids, n_chans, {p.pid: p.channels for p in layout.processes})
+    rows = sorted(set(swaps.values())) or [tuple(range(n_pids + n_chans))]
+    row_of = {images: i for i, images in enumerate(rows)}
+    index = [[row_of[swaps[(x, y)]] if (x, y) in swaps else -1 for y in range(n_pids)]
+             for x in range(n_pids)]
+    return {"swaps": rows, "swap_index": index}
+
+
+def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> dict:
+    """What a group element moves and renames, for _apply.c.j2."""
     model = group.model
     # A global declared with a channel initialiser names a static channel: its value is that
     # channel's id for ever.  A permutation renames the references in the text, not the value.
     static_names = {v.name for v in model.globals if v.init is not None and type(v.init).__name__ == "ChanInit"}
-    n_pids = max((p.pid for p in layout.processes), default=-1) + 1
-    n_chans = max((c.id for c in layout.channels), default=0)
-    pid_images, chan_images = [], []
-    identity_first = sorted(group.perm_group.generate(), key=lambda g: not g.is_Identity)
-    for element in identity_first:
-        alpha = group.alpha(element)
-        pid_images.append([alpha.pid(p) for p in range(n_pids)])
-        chan_images.append([0] + [alpha.chan(c) for c in range(1, n_chans + 1)])
-    moved_pids = {p for images in pid_images for p in range(n_pids) if images[p] != p}
-    moved_chans = {c for images in chan_images for c in range(1, n_chans + 1) if images[c] != c}
-    context = {
-        "order": order,
-        "n_pids": max(n_pids, 1),
-        "n_chans": n_chans,
-        "pid_images": pid_images if n_pids else [[0]] * len(pid_images),
-        "chan_images": chan_images,
+    moved_pids, moved_chans = set(), set()
+    for generator in group.generators:
+        moved_pids.update(p for p in range(n_pids) if generator.pid(p) != p)
+        moved_chans.update(c for c in range(1, n_chans + 1) if generator.chan(c) != c)
+    return {
         "moved_processes": [p for p in layout.processes if p.pid in moved_pids],
         "moved_channels": [c for c in layout.channels if c.id in moved_chans],
         "global_arrays": [_array(f) for f in layout.globals if f.pid_indexed and f.in_state_vector],
@@ -91,7 +125,34 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
             for chan in layout.channels if layout.channel_types[chan.struct].value_fields
         ],
     }
-    return template_environment().get_template("enumerate.c.j2").render(**context)
+
+
+def _keys(layout: StateLayout, moved_processes) -> dict:
+    """What the segmented strategy's process keys are made of, for segmented.c.j2: a process's
+    slot with its pid and channel values blanked (they change under renaming) and its arrays
+    indexed by pid blanked (their elements move between processes); and its own element of
+    every global data array indexed by pid whose elements hold no pid or channel; and the
+    global places that hold its pid."""
+    keyed = []
+    for proc in moved_processes:
+        fields = layout.proctypes[proc.proctype].fields
+        scratch = f"(({proc.struct} *) ts_scratch.bytes)->"
+        keyed.append({
+            "pid": proc.pid, "slot": proc.slot, "struct": proc.struct,
+            "blank_values": [lvalue for f in fields if f.holds in (PID, CHAN) and not f.pid_indexed
+                             for lvalue in f.lvalues(scratch)],
+            "blank_arrays": [scratch + f.path[0].name for f in fields if f.pid_indexed],
+        })
+    holding = {f.path[0].name for f in layout.globals if f.holds in (PID, CHAN)}
+    indexed = {f.path[0].name for f in layout.globals if f.pid_indexed}
+    key_arrays = [_array(f) for f in layout.globals
+                  if f.pid_indexed and f.in_state_vector and f.holds not in (PID, CHAN)
+                  and f.path[0].name not in holding]
+    # Global places holding pids that no element moves (not in an array indexed by pid).
+    pid_places = [lvalue for f in layout.state_fields
+                  if f.holds == PID and not f.pid_indexed and f.path[0].name not in indexed
+                  for lvalue in f.lvalues("ts_orig.")]
+    return {"keyed_processes": keyed, "key_arrays": key_arrays, "pid_places": pid_places}
 
 
 def _refuse_unsupported(layout: StateLayout) -> None:

@@ -1,0 +1,142 @@
+"""A stabiliser chain of the group, in the numbering the generated C uses.
+
+The C canonicalisers walk the group as a tree instead of a flat list of its elements: with a
+base b_1 .. b_k and transversals U_1 .. U_k (U_i maps b_i to every point of its orbit under the
+pointwise stabiliser of b_1 .. b_(i-1)), every element h is a product t_1 t_2 ... t_k with
+t_i in U_i, and h(b_i) = (t_1 ... t_(i-1))(t_i(b_i)) is fixed once the first i factors are
+chosen.  The tables hold sum |U_i| permutations instead of |G| (Peterson 7: 28 instead of 5040);
+the search composes the prefix products level by level, so each is computed once for all
+elements below it (Sims' method; sympy's ``schreier_sims_incremental`` gives the base and strong
+generators, Butler, *Fundamental Algorithms for Permutation Groups*, LNCS 559, ch. 9).
+
+Points in C: pid ``p`` is point ``p`` (0 <= p < n_pids); channel id ``c`` (1-based) is point
+``n_pids + c - 1``.  The base lists the moved pids first, in increasing order, then the moved
+channels: the segmented strategy orders images by the processes' invariant parts taken in base
+order, which is then the order of process slots.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sympy.combinatorics import Permutation
+from sympy.combinatorics.util import _distribute_gens_by_base, _orbits_transversals_from_bsgs
+
+from ..symmetry.detect import Group
+
+
+@dataclass(frozen=True)
+class Level:
+    """One level of the chain: the base point and its transversal, each element written as the
+    images of every C point (``images[q]`` is where the element sends point ``q``)."""
+
+    point: int
+    is_pid: bool
+    transversal: tuple[tuple[int, ...], ...]  # the identity first
+
+
+@dataclass(frozen=True)
+class Chain:
+    n_pids: int
+    n_chans: int
+    levels: tuple[Level, ...]
+
+    @property
+    def n_points(self) -> int:
+        return self.n_pids + self.n_chans
+
+    @property
+    def size(self) -> int:
+        """The number of group elements the chain spells (the group order)."""
+        size = 1
+        for level in self.levels:
+            size *= len(level.transversal)
+        return size
+
+
+def stabiliser_chain(group: Group, n_pids: int, n_chans: int) -> Chain:
+    """The chain of ``group`` with base: moved pids in increasing order, then moved channels."""
+    def c_point(index: int) -> int:
+        kind, value = group.points[index]
+        return value if kind == "pid" else n_pids + value - 1
+
+    degree = group.perm_group.degree
+    moved = [i for i in range(degree) if any(g(i) != i for g in group.perm_group.generators)]
+    base_wanted = sorted(moved, key=c_point)
+    if not base_wanted:
+        return Chain(n_pids, n_chans, ())
+    base, strong = group.perm_group.schreier_sims_incremental(base=base_wanted)
+    distributed = _distribute_gens_by_base(base, strong)
+    transversals = _orbits_transversals_from_bsgs(base, distributed, transversals_only=True)
+    identity = tuple(range(n_pids + n_chans))
+    levels = []
+    for point, transversal in zip(base, transversals):
+        if len(transversal) == 1:
+            continue  # a redundant base point: its stabiliser is the whole subgroup
+        elements = [_c_images(transversal[x], c_point, identity)
+                    for x in sorted(transversal, key=lambda x: not transversal[x].is_Identity)]
+        levels.append(Level(c_point(point), group.points[point][0] == "pid", tuple(elements)))
+    chain = Chain(n_pids, n_chans, tuple(levels))
+    if chain.size != group.order:
+        raise AssertionError(f"stabiliser chain spells {chain.size} elements, the group has {group.order}")
+    return chain
+
+
+def _c_images(element: Permutation, c_point, identity: tuple[int, ...]) -> tuple[int, ...]:
+    images = list(identity)
+    for index in range(element.size):
+        images[c_point(index)] = c_point(element(index))
+    return tuple(images)
+
+
+def process_swaps(group: Group, n_pids: int, n_chans: int,
+                  owned: dict[int, tuple[int, ...]]) -> dict[tuple[int, int], tuple[int, ...]]:
+    """For pairs of processes X, Y in one orbit: an element of the group that swaps them and
+    fixes every other process, as C point images, where one is found.
+
+    The segmented search uses them to prune: when such an element also fixes the state, the
+    images below a choice of X and below a choice of Y are the same, so only one is searched.
+    The candidate tried first swaps X and Y with the channels they own, in order; when the
+    group does not contain it and the group is small, the subgroup fixing every other process
+    is searched for one."""
+    index = {point: i for i, point in enumerate(group.points)}
+    degree = group.perm_group.degree
+    pid_points = [i for i, (kind, _) in enumerate(group.points) if kind == "pid"]
+
+    def c_point(i: int) -> int:
+        kind, value = group.points[i]
+        return value if kind == "pid" else n_pids + value - 1
+
+    identity = tuple(range(n_pids + n_chans))
+    swaps: dict[tuple[int, int], tuple[int, ...]] = {}
+    for orbit in group.perm_group.orbits():
+        pids = sorted(group.points[i][1] for i in orbit if group.points[i][0] == "pid")
+        for a, x in enumerate(pids):
+            for y in pids[a + 1:]:
+                element = _pure_swap(group, index, degree, x, y, owned)
+                if element is None and group.order <= _SMALL_GROUP:
+                    others = [i for i in pid_points if group.points[i][1] not in (x, y)]
+                    fixing = group.perm_group.pointwise_stabilizer(others)
+                    transversal = dict(fixing.orbit_transversal(index[("pid", x)], pairs=True))
+                    element = transversal.get(index[("pid", y)])
+                if element is not None:
+                    images = _c_images(element, c_point, identity)
+                    swaps[(x, y)] = swaps[(y, x)] = images
+    return swaps
+
+
+# Up to this order, finding a swap element by a stabiliser computation is cheap enough.
+_SMALL_GROUP = 100_000
+
+
+def _pure_swap(group: Group, index, degree: int, x: int, y: int, owned) -> Permutation | None:
+    ours, theirs = owned.get(x, ()), owned.get(y, ())
+    if len(ours) != len(theirs):
+        return None
+    cycles = [[index[("pid", x)], index[("pid", y)]]]
+    for c, d in zip(ours, theirs):
+        if ("chan", c) not in index or ("chan", d) not in index:
+            return None
+        cycles.append([index[("chan", c)], index[("chan", d)]])
+    element = Permutation(cycles, size=degree)
+    return element if group.perm_group.contains(element) else None
