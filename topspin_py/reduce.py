@@ -18,11 +18,14 @@ GENERATED_H = "topspin_sym.h"   # what it is, for users who build pan themselves
 
 
 def choose_strategy(requested: str, group: Group) -> str:
-    """`auto`: the fastest exact strategy the group allows (so far `enumerate`); `none` for the
-    trivial group."""
+    """`auto`: the fastest exact strategy the group allows; `none` for the trivial group.
+
+    That is `segmented` for every group so far: it applies a subset of the elements that
+    `enumerate` applies, chosen by keys that cost one pass over the processes, and it is the
+    only exact strategy for groups too large to enumerate (bench/results/reduction.md)."""
     if group.order == 1 or requested == "none":
         return "none"
-    return "enumerate" if requested == "auto" else requested
+    return "segmented" if requested == "auto" else requested
 
 
 def plan(model_path: Path, defines: list[str], requested: str) -> tuple[Model, Group, str]:
