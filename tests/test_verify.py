@@ -13,6 +13,7 @@ from topspin_py.errors import ModelError, ToolchainError, TopspinError, UsageErr
 from topspin_py.result import JSON_REQUIRED_KEYS
 from topspin_py.verify import VerifyOptions, verify
 
+from conftest import MODELS
 from small_models import ASSERTION, COUNTER
 
 
@@ -284,3 +285,14 @@ def test_result_json(tmp_path):
     assert data["states_stored"] == 13 and data["group_order"] == 1 and data["trail"] is None
     assert "pan_output" not in data
     assert "13" in result.summary() and "complete" in result.summary()
+
+
+@pytest.mark.parametrize("pan_args,order,errors", [
+    (("-a", "-N", "safe"), 2, 0),      # [] (incs <= 1) names no process: the swap stays
+    (("-a",), 2, 0),                   # pan checks the first claim, `safe`, by default
+    (("-a", "-Nnostarve"), 1, 1),      # names user[0]@cs: no symmetry, and the violation found
+])
+def test_only_the_claim_pan_checks_restricts_the_group(pan_args, order, errors):
+    result = verify(MODELS / "ltl.pml", VerifyOptions(pan_args=pan_args, save_trails=False))
+    assert (result.group_order, result.errors) == (order, errors)
+    assert result.complete or errors   # pan stops at the first error

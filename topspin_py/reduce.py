@@ -9,7 +9,8 @@ from topspin_py.codegen.render import STRATEGIES, render_canonicaliser
 from topspin_py.errors import UsageError
 from topspin_py.layout.statevector import read_layout
 from topspin_py.pan.splice import SYM_MACRO, SplicedPan, splice_file
-from topspin_py.promela.model import Model, load_model
+from topspin_py.pan.flags import define_name
+from topspin_py.promela.model import ANY_CLAIM, NO_CLAIM, Model, load_model
 from topspin_py.symmetry.detect import Group, detect
 from topspin_py.symmetry.types import infer_types
 
@@ -32,7 +33,9 @@ def plan(model_path: Path, defines: list[str], requested: str) -> tuple[Model, G
     """Load and analyse a model for generate/patch: its Model, group and strategy.  A trivial
     group leaves nothing to generate, which is said plainly."""
     model = load_model(model_path, tuple(defines))
-    group = detect(model)
+    # The user runs pan, possibly with -N: every claim must stay valid, unless -DNOCLAIM.
+    claim = NO_CLAIM if any(define_name(d) == "NOCLAIM" for d in defines) else ANY_CLAIM
+    group = detect(model.keeping_claim(claim))
     strategy = choose_strategy(requested, group)
     if strategy == "none":
         raise UsageError(f"{model_path}: the symmetry group is trivial, there is nothing to generate",

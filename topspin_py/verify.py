@@ -86,7 +86,8 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     strategy = "none"
     if options.strategy != "none":
         refuse_with_symmetry(pan_args, defines)
-        group = detect(loaded)
+        # Only the claim pan checks constrains the symmetry (-N name, -DNOCLAIM).
+        group = detect(loaded.keeping_claim(panflags.claim_in_force(defines, pan_args)))
         for reason in group.reasons:
             note(f"symmetry: {reason}")
         strategy = choose_strategy(options.strategy, group)

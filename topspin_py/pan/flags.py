@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass
 
 from topspin_py.errors import UsageError
+from topspin_py.promela.model import ANY_CLAIM, FIRST_CLAIM, NO_CLAIM
 
 DEFAULT_DEPTH_LIMIT = 10_000          # pan's own default for -m
 # spin hands the defines to its preprocessor through a shell command line, unquoted: a value
@@ -120,6 +121,26 @@ def approximate_storage(compile_flags) -> str | None:
         if define_name(flag.removeprefix("-D")) in _APPROXIMATE_STORAGE:
             return flag
     return None
+
+
+def claim_in_force(defines, pan_args) -> str:
+    """The claim pan will check: NO_CLAIM under -DNOCLAIM; the ltl name given by `-N name` or
+    `-Nname`; ANY_CLAIM for `-N<number>` (left to pan's own numbering, so every claim must
+    stay valid); otherwise FIRST_CLAIM, pan's default."""
+    if any(define_name(d) == "NOCLAIM" for d in defines):
+        return NO_CLAIM
+    args = list(pan_args)
+    for i, arg in enumerate(args):
+        if not arg.startswith("-N"):
+            continue
+        rest = arg[2:]
+        if rest[:1].isdigit():
+            return ANY_CLAIM
+        if rest:
+            return rest
+        if i + 1 < len(args) and not args[i + 1].startswith("-"):
+            return args[i + 1]
+    return FIRST_CLAIM
 
 
 def depth_limit(pan_args: tuple[str, ...] | list[str]) -> int:

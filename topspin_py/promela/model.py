@@ -18,6 +18,7 @@ conservatively.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -68,6 +69,11 @@ class StaticChannel:
     pos: SourcePos | None = None
 
 
+# Which claim a search checks (pan.flags.claim_in_force): none, pan's default (the first claim
+# of the model), every one (when it cannot be told which), or an ltl formula by name.
+NO_CLAIM, FIRST_CLAIM, ANY_CLAIM = "no claim", "first claim", "any claim"
+
+
 @dataclass
 class Model:
     """A specification and the facts about it that later stages need."""
@@ -91,6 +97,29 @@ class Model:
     @property
     def has_claim(self) -> bool:
         return bool(self.never_claims or self.ltl)
+
+    def keeping_claim(self, claim: str) -> "Model":
+        """This model with only the never claim or ltl formula that the search checks (see
+        NO_CLAIM ...; otherwise the name of an ltl formula): the others do not constrain the
+        search, so they need not constrain its symmetry.  An unknown name keeps them all."""
+        claims = [u for u in self.expanded.units if isinstance(u, (ast.Never, ast.Ltl))]
+        if claim == ANY_CLAIM or not claims:
+            return self
+        if claim == NO_CLAIM:
+            kept = []
+        elif claim == FIRST_CLAIM:
+            kept = claims[:1]
+        else:
+            kept = [u for u in claims if isinstance(u, ast.Ltl) and u.name == claim]
+            if not kept:
+                return self
+        dropped = [u for u in claims if not any(u is k for k in kept)]
+
+        def without(units):
+            return [u for u in units if not any(u is d for d in dropped)]
+        return dataclasses.replace(
+            self, expanded=dataclasses.replace(self.expanded, units=without(self.expanded.units)),
+            never_claims=without(self.never_claims), ltl=without(self.ltl))
 
     def processes_of(self, proctype: str) -> list[ProcessInstance]:
         return [p for p in self.processes if p.proctype == proctype]
