@@ -46,10 +46,6 @@ SANITIZER_ENV = {
 }
 REPORT = re.compile(r"runtime error:|ERROR: \w+Sanitizer|SUMMARY: \w+Sanitizer|pan: topspin:")
 
-# The known bug of test_canonicaliser.UNSTARTED makes -DTOPSPIN_CHECK stop pan at the first
-# store of a model whose processes have local pid-indexed arrays.
-UNSTARTED_MESSAGE = "pan: topspin: canonicaliser changed the state-vector header"
-
 CASES = [
     pytest.param("topspin/mutex5.p", id="mutex5"),
     pytest.param("topspin/peterson3.p", id="peterson3"),
@@ -105,9 +101,6 @@ def test_reduced_pan_is_clean_under_sanitizers(request, tmp_path, case, strategy
     checked = _run(workdir / "pan_sanitized", workdir, SANITIZER_ENV)
     output = checked.stdout + checked.stderr
 
-    if UNSTARTED_MESSAGE in output and not re.search(r"runtime error:|Sanitizer", output):
-        pytest.xfail("known bug (test_canonicaliser.UNSTARTED): -DTOPSPIN_CHECK stops pan: "
-                     + UNSTARTED_MESSAGE)
     reports = [line for line in output.splitlines() if REPORT.search(line)]
     assert not reports, "\n".join(reports[:20]) + "\n" + output[-3000:]
     assert checked.returncode == 0, output[-3000:]

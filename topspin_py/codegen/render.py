@@ -74,6 +74,8 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
         "keyed": strategy == "segmented",
         **_movements(group, layout, n_pids, n_chans),
     }
+    context["last_moved_slot"] = max((p.slot for p in context["moved_processes"]), default=-1)
+    context["last_moved_channel"] = max((c.id for c in context["moved_channels"]), default=0)
     if strategy == "segmented":
         context.update(_keys(layout, context["moved_processes"]))
         context.update(_swaps(group, layout, n_pids, n_chans))
