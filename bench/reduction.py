@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.scaling import PLAIN, RESULTS, Record, label, strategies
+from bench.scaling import RESULTS, Record, label, strategies
 
 # model: (scaling family, N, {TopSPIN strategy: (states, seconds, note)}); "plain" is SPIN's own
 # count from the same baseline.
@@ -61,7 +61,7 @@ def _theirs(entry) -> str:
 
 
 def report(records: list[Record]) -> Path:
-    ours = [s for s in strategies()]
+    ours = strategies()
     index = {(r.family, r.n, r.strategy): r for r in records}
     lines = [
         "# Reduced verification: topspin-py next to TopSPIN",
@@ -81,7 +81,7 @@ def report(records: list[Record]) -> Path:
     ]
     for model, (family, n, theirs) in TOPSPIN.items():
         row = [index.get((family, n, s)) for s in ours]
-        order = next((r.group_order for r in row if r and r.status == "ok" and r.strategy != PLAIN), "-")
+        order = next((f"{r.detected_order:,}" for r in row if r and r.detected_order), "-")
         lines.append(f"| {model} | {order} | " + " | ".join(_ours(r) for r in row) + " | "
                      + " | ".join(_theirs(theirs.get(s)) for s in THEIR_STRATEGIES) + " |")
     RESULTS.mkdir(parents=True, exist_ok=True)

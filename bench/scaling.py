@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -31,6 +32,9 @@ import families  # noqa: E402  (the model generators live with the tests)
 
 from bench import runner  # noqa: E402
 from topspin_py.codegen.render import STRATEGIES  # noqa: E402
+from topspin_py.errors import TopspinError  # noqa: E402
+from topspin_py.promela import load_model  # noqa: E402
+from topspin_py.symmetry.detect import detect  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
 PLAIN = "none"                  # verify's name for plain SPIN
@@ -107,6 +111,7 @@ class Record:
     complete: bool | None = None
     exact: bool | None = None
     load_avg: float | None = None     # the machine's 1-minute load average as the run started
+    detected_order: int | None = None  # |G| that `detect` finds for this size, run or not
     extra: dict = field(default_factory=dict)
 
 
@@ -165,13 +170,13 @@ def measure(selected: list[Family] | None = None, log=print) -> list[Record]:
     records: list[Record] = []
     for family in selected or FAMILIES:
         for n in family.sizes:
-            source = None
+            source = family.source(n)
+            order = group_order(source)
             for strategy in strategies():
                 history = [r for r in records if r.family == family.key and r.strategy == strategy]
-                record = Record(family.key, n, family.config(n), strategy, "skipped")
+                record = Record(family.key, n, family.config(n), strategy, "skipped", detected_order=order)
                 reason = _why_skip(history, n)
                 if reason is None:
-                    source = source or family.source(n)
                     record.load_avg = round(os.getloadavg()[0], 2)
                     outcome = runner.run(source, strategy, PAN_ARGS, RUN_BUDGET_S)
                     _fill(record, outcome)
@@ -180,6 +185,17 @@ def measure(selected: list[Family] | None = None, log=print) -> list[Record]:
                 records.append(record)
                 log(_line(family, record))
     return records
+
+
+def group_order(source: str) -> int | None:
+    """The order of the group `detect` finds (parse and detect only, a fraction of a second)."""
+    with tempfile.TemporaryDirectory(prefix="topspin-bench-") as work:
+        path = Path(work) / "model.pml"
+        path.write_text(source)
+        try:
+            return detect(load_model(path)).order
+        except TopspinError:
+            return None
 
 
 def _fill(record: Record, outcome: runner.Outcome) -> None:
@@ -289,10 +305,9 @@ def markdown(records: list[Record], elapsed_s: float) -> str:
         warnings = []
         for n in sorted({r.n for r in rows}):
             at = {r.strategy: r for r in rows if r.n == n}
-            order = next((r.group_order for r in at.values() if r.status == "ok" and r.strategy != PLAIN
-                          and r.group_order and r.group_order > 1), None)
+            order = next((r.detected_order for r in at.values() if r.detected_order), None)
             cells = [_cell(at[s]) if s in at else "-" for s in names]
-            lines.append(f"| {n} | {next(iter(at.values())).config} | {order if order else '-'} | "
+            lines.append(f"| {n} | {next(iter(at.values())).config} | {_order(order)} | "
                          + " | ".join(cells) + f" | {_reduction(at)} |")
             warnings += [f"N = {n}: exact strategies disagree: {m}" for m in _mismatches(list(at.values()))]
         lines += [""] + [f"**{w}**" for w in warnings] + ([""] if warnings else [])
@@ -308,6 +323,12 @@ def markdown(records: list[Record], elapsed_s: float) -> str:
             lines.append(f"| {r.family} | {r.n} | {label(r.strategy)} | - | - | - | - | {wall} | - | "
                          f"{r.status}: {r.reason} |")
     return "\n".join(lines) + "\n"
+
+
+def _order(order: int | None) -> str:
+    if order is None:
+        return "-"
+    return f"{order:,}" if order < 10**9 else f"{order:.3g}".replace("e+", "e")
 
 
 def _reduction(at: dict[str, Record]) -> str:
