@@ -328,7 +328,10 @@ def markdown(records: list[Record], elapsed_s: float) -> str:
 def _order(order: int | None) -> str:
     if order is None:
         return "-"
-    return f"{order:,}" if order < 10**9 else f"{order:.3g}".replace("e+", "e")
+    if order < 10**9:
+        return f"{order:,}"
+    mantissa, exponent = f"{order:.2e}".split("e+")
+    return f"{mantissa}e{int(exponent)}"
 
 
 def _reduction(at: dict[str, Record]) -> str:
