@@ -1,7 +1,8 @@
 # topspin-py: set-up, demo, tests and benchmarks.
 #   make demo   install spin/gcc if missing, create .venv, install, verify an example
 #   make test   the same set-up, then the test suite
-#   make bench  the benchmarks (side by side with plain SPIN)
+#   make bench  the same set-up plus matplotlib, then the benchmarks (side by side with plain
+#               SPIN; reports and plots in bench/results/)
 
 PYTHON  ?= python3
 VENV    := .venv
@@ -10,7 +11,7 @@ BIN     := $(VENV)/bin
 SUDO    := $(shell [ "$$(id -u)" -eq 0 ] || { command -v sudo >/dev/null 2>&1 && echo sudo; })
 EXAMPLE ?= examples/mutex.pml
 
-.PHONY: demo test bench system-deps venv clean
+.PHONY: demo test bench system-deps venv bench-deps clean
 
 system-deps:
 	@missing=""; \
@@ -32,14 +33,21 @@ $(BIN)/topspin-py: pyproject.toml
 
 venv: system-deps $(BIN)/topspin-py
 
+# The bench extra (matplotlib) on top of the test set-up; a stamp, so it installs once.
+$(VENV)/.bench-deps: $(BIN)/topspin-py
+	$(BIN)/python -m pip install -q -e '.[test,bench]'
+	touch $@
+
+bench-deps: venv $(VENV)/.bench-deps
+
 demo: venv
 	$(BIN)/topspin-py verify $(EXAMPLE)
 
 test: venv
 	$(BIN)/python -m pytest -q -ra tests
 
-bench: venv
-	$(BIN)/python -m bench
+bench: bench-deps
+	MPLBACKEND=Agg $(BIN)/python -m bench
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache

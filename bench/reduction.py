@@ -1,64 +1,90 @@
-"""Reduced verification against plain SPIN, side by side in one run.
+"""Our reduced verification next to TopSPIN's, on the models both can run.
 
-Peterson (seed 001 Fig. 3) for N = 5, 6 and email with 4 clients, each with plain SPIN
-(`--strategy none`) and every exact strategy, all with -DSAFETY -DNOREDUCE.  Times are pan's
-own search time; TopSPIN's numbers are those measured on a machine like ours
-(shared/notes/topspin-baseline.md, its `enumerate` strategy).
+Our numbers are bench/scaling.py's runs (the same run of `make bench`) of the generated models
+that reproduce TopSPIN's (tests/families.py; tests/test_families.py checks the unreduced
+counts).  TopSPIN's are those measured on a machine like ours with SPIN 6.5.2
+(shared/notes/topspin-baseline.md, section 3): states stored and pan's search time, with
+-DSAFETY -DNOREDUCE and -m1000000.
 """
 
 from __future__ import annotations
 
-import sys
-import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests"))
+from bench.scaling import RESULTS, Record, label, strategies
 
-import families  # noqa: E402
+# model: (scaling family, N, {TopSPIN strategy: (states, seconds, note)}); "plain" is SPIN's own
+# count from the same baseline.
+TOPSPIN = {
+    "mutex5": ("mutex", 5, {"plain": (113, 0.00, ""), "fast": (12, 0.00, ""), "enumerate": (12, 0.00, ""),
+                            "segment": (12, 0.16, ""), "exactmarkers": (12, 0.00, "")}),
+    "peterson3": ("peterson", 3, {"plain": (2636, 0.00, ""), "fast": (494, 0.00, ""),
+                                  "enumerate": (494, 0.00, ""), "segment": (494, 0.12, ""),
+                                  "exactmarkers": (494, 0.00, "")}),
+    "peterson4": ("peterson", 4, {"plain": (60577, 0.04, ""), "fast": (3106, 0.01, ""),
+                                  "enumerate": (3106, 0.01, ""), "segment": (1539, 0.17, "unsound"),
+                                  "exactmarkers": (3106, 0.00, "")}),
+    "peterson5": ("peterson", 5, {"plain": (1557370, 2.42, ""), "fast": (17321, 0.06, ""),
+                                  "enumerate": (17321, 0.27, ""), "exactmarkers": (17321, 0.02, "")}),
+    "peterson6": ("peterson", 6, {"plain": (44795429, 131.0, "-m10000000"), "fast": (89850, 0.41, ""),
+                                  "enumerate": (89850, 17.30, ""), "exactmarkers": (89850, 0.14, "")}),
+    "peterson7": ("peterson", 7, {"fast": (442481, 6.72, ""), "enumerate": (442481, 547.0, ""),
+                                  "exactmarkers": (442481, 1.59, "")}),
+    "email3": ("email", 3, {"plain": (23256, 0.02, ""), "fast": (3912, 0.02, "approximate"),
+                            "enumerate": (3902, 0.02, ""), "segment": (3902, 0.65, "")}),
+    "email4": ("email", 4, {"plain": (852641, 2.04, ""), "fast": (38624, 0.23, "approximate"),
+                            "enumerate": (36255, 0.54, ""), "segment": (36255, 1.24, "")}),
+    "2s3cs": ("three_tiered", 3, {"plain": (103105, 0.24, ""), "fast": (2656, 0.01, ""),
+                                  "enumerate": (2656, 0.11, ""), "segment": (2664, 1.15, "not canonical")}),
+    "loadbalancer": ("load_balancer", 4, {"plain": (200850, 0.31, ""), "fast": (5798, 0.02, "approximate"),
+                                          "enumerate": (4901, 0.06, ""), "segment": (4901, 1.05, "")}),
+    "resall-5-5": ("resource_allocator", 10, {"plain": (21505, 0.03, ""), "fast": (277, 0.01, "spin -o2"),
+                                              "enumerate": (277, 1.09, "spin -o2"),
+                                              "segment": (277, 2.13, "spin -o2")}),
+}
+THEIR_STRATEGIES = ("plain", "fast", "enumerate", "segment", "exactmarkers")
 
-from topspin_py.codegen.render import STRATEGIES  # noqa: E402
-from topspin_py.verify import VerifyOptions, verify  # noqa: E402
 
-RESULTS = REPO / "bench" / "results"
-DEFINES = ("SAFETY", "NOREDUCE")
-# (label, source, pan args, run plain SPIN too?, TopSPIN enumerate: states, search seconds)
-CASES = [
-    ("peterson 5", families.peterson(5), ("-m1000000",), True, (17321, 0.27)),
-    ("peterson 6", families.peterson(6), ("-m1000000",), False, (89850, 17.30)),
-    ("email 4", families.email(4), ("-m100000",), True, (36255, 0.54)),
-]
+def _ours(r: Record | None) -> str:
+    if r is None:
+        return "-"
+    if r.status != "ok":
+        return "not run" if r.status == "skipped" else "failed"
+    return f"{r.states:,} / {r.search_s:.2f} s" + ("" if r.complete else " (incomplete)")
 
 
-def run() -> Path:
-    rows = []
-    with tempfile.TemporaryDirectory() as work:
-        for label, source, pan_args, plain, topspin in CASES:
-            path = Path(work) / f"{label.replace(' ', '')}.pml"
-            path.write_text(source)
-            strategies = (["none"] if plain else []) + list(STRATEGIES)
-            for strategy in strategies:
-                result = verify(path, VerifyOptions(strategy=strategy, defines=DEFINES, pan_args=pan_args,
-                                                    save_trails=False))
-                rows.append((label, strategy, result, topspin))
-                print(f"{label:12s} {strategy:10s} {result.states_stored:>10} states "
-                      f"{result.elapsed_s:8.2f} s {result.memory_mb:9.1f} MB", flush=True)
+def _theirs(entry) -> str:
+    if entry is None:
+        return "-"
+    states, seconds, note = entry
+    return f"{states:,} / {seconds:.2f} s" + (f" ({note})" if note else "")
+
+
+def report(records: list[Record]) -> Path:
+    ours = strategies()
+    index = {(r.family, r.n, r.strategy): r for r in records}
+    lines = [
+        "# Reduced verification: topspin-py next to TopSPIN",
+        "",
+        "Generated by `make bench` (bench/reduction.py) from the runs of bench/scaling.py "
+        "(see [scaling.md](scaling.md)).",
+        "Cells: states stored / pan's search time. Ours: this machine, this run, SPIN 6.5.2, "
+        "`-DSAFETY -DNOREDUCE`. TopSPIN 2.2.x: measured on a machine like ours with SPIN 6.5.2, "
+        "same flags (shared/notes/topspin-baseline.md, section 3); `fast` is approximate, "
+        "`segment` is wrong on some models there (\"unsound\", \"not canonical\"), resall-5-5 "
+        "needed `spin -o2` for TopSPIN. \"not run\": skipped by the benchmark's caps (reason in "
+        "scaling.md).",
+        "",
+        "| model | \\|G\\| | " + " | ".join(f"ours: {label(s)}" for s in ours) + " | "
+        + " | ".join(f"TopSPIN: {s}" for s in THEIR_STRATEGIES) + " |",
+        "|---" * (2 + len(ours) + len(THEIR_STRATEGIES)) + "|",
+    ]
+    for model, (family, n, theirs) in TOPSPIN.items():
+        row = [index.get((family, n, s)) for s in ours]
+        order = next((f"{r.detected_order:,}" for r in row if r and r.detected_order), "-")
+        lines.append(f"| {model} | {order} | " + " | ".join(_ours(r) for r in row) + " | "
+                     + " | ".join(_theirs(theirs.get(s)) for s in THEIR_STRATEGIES) + " |")
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / "reduction.md"
-    lines = [
-        "# Reduced verification against plain SPIN",
-        "",
-        "Generated by `make bench` (bench/reduction.py), one run each on this machine, SPIN 6.5.2,",
-        "`-DSAFETY -DNOREDUCE`. Time is pan's search time; memory pan's total. TopSPIN: its",
-        "`enumerate` strategy measured on a machine like ours (shared/notes/topspin-baseline.md).",
-        "Plain SPIN on Peterson 6 is not run (44.8 million states, 131 s, 3.5 GB there).",
-        "",
-        "| model | strategy | group order | states | transitions | time (s) | memory (MB) | TopSPIN enumerate |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for label, strategy, result, (their_states, their_s) in rows:
-        theirs = f"{their_states} states, {their_s:.2f} s" if strategy != "none" else "-"
-        lines.append(f"| {label} | {strategy} | {result.group_order} | {result.states_stored} | "
-                     f"{result.transitions} | {result.elapsed_s:.2f} | {result.memory_mb:.1f} | {theirs} |")
     out.write_text("\n".join(lines) + "\n")
     return out
