@@ -617,9 +617,62 @@ loop:
 """ + _init(runs + ["if"] + inject + ["fi"])
 
 
+def hypercube_by_neighbour(m: int) -> str:
+    """The hypercube of :func:`hypercube` with the routing table written in neighbours instead
+    of dimensions: the node holding the packet sends it straight to a neighbour one bit closer
+    to the destination (``link<u+1>!packet``, a global channel), and has no parameters and no
+    ``chosen_dimension``.  Moving a packet along the cube is then all the program says, and
+    every symmetry of the cube (2^m translations times m! permutations of the dimensions,
+    order 2^m m!) is a permutation of node pids and link channels that maps the program to
+    itself: each routing option ``(v, w, u)`` goes to ``(g v, g w, g u)``, and a geometric g
+    keeps u a neighbour of v one bit closer to w.  In :func:`hypercube` a dimension swap must
+    also permute ``chosen_dimension``'s values and the parameters ``out0..``, which a group of
+    pids and channels cannot do: there only the translations are symmetries.
+    """
+    if m < 1:
+        raise ValueError("a hypercube has at least one dimension")
+    nodes = range(2 ** m)
+    destinations = [f":: _pid != {w + 1} -> dest = {w + 1}" for w in nodes]
+    routes = [f":: _pid == {v + 1} && dest == {w + 1} -> link{(v ^ 1 << d) + 1}!packet"
+              for v in nodes for w in nodes if v != w for d in range(m) if (v ^ w) >> d & 1]
+    runs = [f"run node(link{v + 1});" for v in nodes]
+    inject = [f":: link{v + 1}!packet; dest = {v + 1}" for v in nodes]
+    return f"""mtype = {{packet}};
+
+{_chans((f"link{v + 1}" for v in nodes), 1, 'mtype')}
+
+pid dest = 0;
+pid current = 0;
+
+proctype node(chan in)
+{{
+loop:
+  atomic {{
+    in?packet;
+    current = _pid;
+    if
+    :: dest == _pid ->
+       if
+{_join(destinations, '       ')}
+       fi
+    :: else -> skip
+    fi
+  }};
+  atomic {{
+    if
+{_join(routes, '    ')}
+    fi;
+    current = 0
+  }};
+  goto loop
+}}
+
+""" + _init(runs + ["if"] + inject + ["fi"])
+
+
 GENERATORS = {f.__name__: f for f in (
     mutex, peterson, peterson_noatomic, resource_allocator, alternating_resource_allocator,
-    priority_resource_allocator, three_tiered, hypercube, load_balancer, load_balancer_fig6,
+    priority_resource_allocator, three_tiered, hypercube, hypercube_by_neighbour, load_balancer, load_balancer_fig6,
     email)}
 
 

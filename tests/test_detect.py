@@ -4,6 +4,7 @@ the group (soundness) or that must still be found (generality)."""
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 import textwrap
@@ -224,3 +225,27 @@ def test_table2_group_order(config, tmp_path):
     path = tmp_path / "model.pml"
     path.write_text(config.source())
     assert detect(load_model(path)).order == config.g
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 4])
+def test_hypercube_geometric_group_where_the_program_allows_it(m, tmp_path):
+    # Routing written in neighbours (families.hypercube_by_neighbour): every symmetry of the
+    # m-cube, 2^m translations times m! dimension permutations, is valid.  Its soundness is
+    # checked by the orbit and closure oracles (tests/test_oracles.py, m = 3).
+    path = tmp_path / f"cube{m}.pml"
+    path.write_text(families.hypercube_by_neighbour(m))
+    group = detect(load_model(path))
+    assert group.order == 2 ** m * math.factorial(m)
+    assert group.largest and not group.rejected
+
+
+@pytest.mark.parametrize("m", [2, 3])
+def test_hypercube_with_dimension_numbers_keeps_the_translations(m, tmp_path):
+    # families.hypercube (Table 2's model): a dimension swap would also have to permute the
+    # values of chosen_dimension and the parameters out0.., which is not a permutation of pids
+    # and channels.  The diagram's `param:outD` labels already keep dimensions apart, so only
+    # the 2^m translations come out of nauty, all valid.
+    path = tmp_path / f"cube{m}.pml"
+    path.write_text(families.hypercube(m))
+    group = detect(load_model(path))
+    assert group.order == 2 ** m

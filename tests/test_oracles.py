@@ -70,6 +70,8 @@ CASES = [
     Case("family-peterson4", family=lambda: families.peterson(4), pan_args=("-m1000000",),
          orbits=3106, states=60577, slow=True),
     Case("spin-peterson", corpus="spin-examples/peterson.pml", states=55),
+    # The cube's whole geometric group (order 48) acting on a program that allows it.
+    Case("hypercube-by-neighbour3", family=lambda: families.hypercube_by_neighbour(3), states=113),
     Case("spin-manna_pnueli", corpus="spin-examples/manna_pnueli.pml", states=117),
 ]
 
