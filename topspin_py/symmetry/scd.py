@@ -43,22 +43,35 @@ class Diagram:
 
     def automorphism_generators(self) -> list[dict[tuple[str, int], tuple[str, int]]]:
         """Generators of the diagram's automorphism group, restricted to pids and channels."""
-        # Each labelled edge a -> b becomes a path a - tail - head - b of two extra vertices
-        # coloured (label, tail) and (label, head): an undirected graph with the same
-        # automorphisms (nauty's directed mode hangs on some of our graphs).
+        # Each labelled edge a -> b becomes a path through vertices coloured by its label: one
+        # vertex when a and b have different colours, coloured by the label and both colours
+        # in order (so no automorphism can reverse the edge), else a tail and a head vertex,
+        # which keep its direction.  (An undirected graph: nauty's
+        # directed mode hangs on some of our graphs.  One vertex instead of two makes nauty ten
+        # times faster on the routing tables of a hypercube.)
         n_points = len(self.points)
         n_vertices = len(self.colours)
         labels = sorted({label for _, _, label in self.edges})
-        n = n_vertices + 2 * len(self.edges)
-        adjacency: dict[int, list[int]] = {v: [] for v in range(n)}
+        adjacency: dict[int, list[int]] = {v: [] for v in range(n_vertices)}
         colour_of = list(self.colours)
-        for k, (a, b, label) in enumerate(self.edges):
-            tail, head = n_vertices + 2 * k, n_vertices + 2 * k + 1
-            adjacency[a].append(tail)
-            adjacency[tail].append(head)
-            adjacency[head].append(b)
-            colour_of.append(("edge", labels.index(label), "tail"))
-            colour_of.append(("edge", labels.index(label), "head"))
+
+        def new_vertex(colour) -> int:
+            adjacency[len(colour_of)] = []
+            colour_of.append(colour)
+            return len(colour_of) - 1
+
+        for a, b, label in self.edges:
+            number = labels.index(label)
+            if self.colours[a] != self.colours[b]:
+                middle = new_vertex(("edge", number, self.colours[a], self.colours[b]))
+                adjacency[a].append(middle)
+                adjacency[middle].append(b)
+            else:
+                tail, head = new_vertex(("edge", number, "tail")), new_vertex(("edge", number, "head"))
+                adjacency[a].append(tail)
+                adjacency[tail].append(head)
+                adjacency[head].append(b)
+        n = len(colour_of)
         classes: dict[tuple, set[int]] = {}
         for v, colour in enumerate(colour_of):
             classes.setdefault(colour, set()).add(v)
