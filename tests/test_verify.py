@@ -296,3 +296,15 @@ def test_only_the_claim_pan_checks_restricts_the_group(pan_args, order, errors):
     result = verify(MODELS / "ltl.pml", VerifyOptions(pan_args=pan_args, save_trails=False))
     assert (result.group_order, result.errors) == (order, errors)
     assert result.complete or errors   # pan stops at the first error
+
+
+def test_compare_runs_plain_spin_too(corpus):
+    # mutex5: 113 states unreduced (shared/corpus/README.md), 12 orbits (published).
+    result = verify(corpus / "topspin/mutex5.p",
+                    VerifyOptions(defines=("SAFETY", "NOREDUCE"), compare=True, save_trails=False))
+    assert (result.states_stored, result.plain.states_stored) == (12, 113)
+    assert result.plain.errors == result.errors == 0 and result.plain.complete
+    assert result.reduction == 113 / 12
+    data = json.loads(result.to_json())
+    assert data["plain"]["states_stored"] == 113 and data["reduction"] == 113 / 12
+    assert "reduction:" in result.summary()

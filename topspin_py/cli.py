@@ -78,6 +78,9 @@ def _add_verify(commands) -> None:
     verify_parser.add_argument("--force", action="store_true",
                                help="overwrite an existing trail file next to MODEL (default: "
                                     "write MODELN.trail instead)")
+    verify_parser.add_argument("--compare", action="store_true",
+                               help="also verify without reduction and report the reduction "
+                                    "(states, time, memory) and whether the verdicts agree")
     noise = verify_parser.add_mutually_exclusive_group()
     noise.add_argument("--quiet", action="store_true", help="no progress or notes on stderr")
     noise.add_argument("--verbose", action="store_true",
@@ -90,7 +93,7 @@ def _run_verify(args: argparse.Namespace) -> int:
     pan_args = tuple(word for value in args.pan_args for word in shlex.split(value))
     options = VerifyOptions(
         strategy=args.strategy, defines=tuple(args.defines), pan_args=pan_args,
-        keep_dir=args.keep, force=args.force, on_progress=display,
+        keep_dir=args.keep, force=args.force, on_progress=display, compare=args.compare,
         on_note=None if args.quiet else _to_stderr(display),
         on_detail=_to_stderr(display) if args.verbose else None)
     try:

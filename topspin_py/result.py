@@ -18,6 +18,18 @@ JSON_REQUIRED_KEYS = ("states_stored", "states_matched", "transitions", "errors"
 
 
 @dataclass
+class PlainRun:
+    """The same model verified without reduction (``verify --compare``)."""
+
+    states_stored: int
+    transitions: int
+    errors: int
+    complete: bool
+    elapsed_s: float
+    memory_mb: float
+
+
+@dataclass
 class Result:
     model: str                      # the model path as the user gave it
     strategy: str
@@ -50,6 +62,14 @@ class Result:
     wall_s: float = 0.0             # the whole pipeline: spin, gcc and every pan run
     unreached: list[Unreached] = field(default_factory=list)
     pan_output: str = field(default="", repr=False)          # pan's full report (final run)
+    plain: PlainRun | None = None   # --compare: the run without reduction
+
+    @property
+    def reduction(self) -> float | None:
+        """Plain states stored over reduced states stored (--compare)."""
+        if self.plain is None or not self.states_stored:
+            return None
+        return self.plain.states_stored / self.states_stored
 
     @property
     def exit_status(self) -> int:
@@ -59,6 +79,7 @@ class Result:
     def to_dict(self) -> dict:
         data = asdict(self)
         del data["pan_output"]  # large, and already summarised by the other fields
+        data["reduction"] = self.reduction
         return data
 
     def to_json(self, indent: int | None = None) -> str:
@@ -84,6 +105,13 @@ class Result:
         lines.append(f"{'search:':16}{search}")
         lines.append(f"{'memory:':16}{self.memory_mb:.3f} MB")
         lines.append(f"{'time:':16}{self.elapsed_s:.2f} s search, {self.wall_s:.2f} s in all")
+        if self.plain is not None:
+            plain = self.plain
+            lines.append(f"{'plain SPIN:':16}{self._count(plain.states_stored)} states, "
+                         f"{self._count(plain.transitions)} transitions, {plain.errors} errors, "
+                         f"{plain.elapsed_s:.2f} s search, {plain.memory_mb:.3f} MB"
+                         + ("" if plain.complete else " (incomplete)"))
+            lines.append(f"{'reduction:':16}{self.reduction:.1f}x fewer states")
         if self.trail:
             more = f" (and {len(self.trails) - 1} more, to {self.trails[-1]})" if len(self.trails) > 1 else ""
             lines.append(f"{'trail:':16}{self.trail}{more}")

@@ -20,6 +20,7 @@ Policies decided here (each documented where it is applied):
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 import shlex
 import shutil
@@ -39,7 +40,7 @@ from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.promela import load_model
 from topspin_py.reduce import GENERATED_C, choose_strategy, reduce_in
 from topspin_py.symmetry.detect import detect
-from topspin_py.result import Result, replay_command
+from topspin_py.result import PlainRun, Result, replay_command
 
 # "auto" picks the fastest exact strategy the group allows (reduce.choose_strategy).
 STRATEGIES = ("auto", *CANONICALISERS, "none")
@@ -58,6 +59,7 @@ class VerifyOptions:
     on_progress: Callable[[Progress], None] | None = None   # pan's periodic progress reports
     on_note: Callable[[str], None] | None = None     # things the user should know (reruns, warnings)
     on_detail: Callable[[str], None] | None = None   # --verbose: the exact commands and decisions
+    compare: bool = False                # also run plain SPIN and report the reduction
 
 
 def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Result:
@@ -129,6 +131,15 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
                      defines, flags, tools.spin_version, time.monotonic() - started)
     result.group_order = group.order if group is not None and strategy != "none" else 1
     result.exact = strategy == "none" or CANONICALISERS[strategy].exactness == "exact"
+    if options.compare and strategy != "none":
+        note("running plain SPIN (--strategy none) for the comparison")
+        plain = verify(model, dataclasses.replace(options, strategy="none", compare=False, keep_dir=None,
+                                                   save_trails=False, on_progress=None))
+        result.plain = PlainRun(plain.states_stored, plain.transitions, plain.errors, plain.complete,
+                                plain.elapsed_s, plain.memory_mb)
+        if bool(plain.errors) != bool(result.errors):
+            note(f"WARNING: plain SPIN reports {plain.errors} error(s), the reduced search "
+                 f"{result.errors}: please report this model as a topspin-py bug")
     return result
 
 
