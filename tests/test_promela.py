@@ -15,6 +15,7 @@ import pytest
 
 from topspin_py.errors import PreprocessorError, PromelaSyntaxError
 from topspin_py.promela import ast, build_model, load_model, parse_file, parse_text, print_spec
+from topspin_py.promela.printer import print_expr
 from topspin_py.promela.model import INIT
 
 
@@ -189,9 +190,17 @@ def test_builder_keeps_the_terminals_lark_would_keep():
 
     from topspin_py.promela import parser
 
-    standard = Lark(parser._grammar(), start=["start", "ltl_formula"], parser="earley", maybe_placeholders=False)
-    kept = {s.name for rule in standard.rules for s in rule.expansion if s.is_term and not s.filter_out}
+    kept = set()
+    for grammar in (parser._grammar(), parser._grammar() + "\n" + parser._grammar("ltl_expressions.lark")):
+        standard = Lark(grammar, start=["start", "ltl_formula"], parser="earley", maybe_placeholders=False)
+        kept |= {s.name for rule in standard.rules for s in rule.expansion if s.is_term and not s.filter_out}
     assert kept == parser._KEPT_TERMINALS
+
+
+def test_binary_operators_nest_by_precedence_and_to_the_left():
+    spec = parse_text("byte a, b, c, d;\nactive proctype P() { a = a - b - c * d << 1 == b || c && !d | a }")
+    value = spec.units[1].body.steps[0].value
+    assert print_expr(value) == "(((((a - b) - (c * d)) << 1) == b) || (c && (!(d) | a)))"
 
 
 # ------------------------------------------------------------------------ printer

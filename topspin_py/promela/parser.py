@@ -120,8 +120,8 @@ class _SpinLexerRules:
             yield token
 
 
-def _grammar() -> str:
-    return resources.files(__package__).joinpath("promela.lark").read_text(encoding="utf-8")
+def _grammar(name: str = "promela.lark") -> str:
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
 @lru_cache(maxsize=1)
@@ -144,7 +144,8 @@ def _spec_parser() -> tuple[Lark, _SpinLexerRules, "_AstBuilder"]:
 def _ltl_parser() -> tuple[Lark, _SpinLexerRules]:
     # Inside a formula the LTL operators (U, X, always, ...) are keywords, as in spin's ltl mode.
     postlex = _SpinLexerRules()
-    parser = Lark(_grammar(), start="ltl_formula", parser="earley", lexer="basic",
+    grammar = _grammar() + "\n" + _grammar("ltl_expressions.lark")
+    parser = Lark(grammar, start="ltl_formula", parser="earley", lexer="basic",
                   keep_all_tokens=True, maybe_placeholders=False, ambiguity="resolve",
                   postlex=postlex)
     postlex.learn_keywords(parser, _CONTEXTUAL_KEYWORDS)
@@ -306,12 +307,41 @@ def _callback(build):
     return callback
 
 
+def _on_built(method):
+    """Marks a rule callback that takes the raw children itself (``_Built`` values included)."""
+    method.on_built = True
+    return method
+
+
 def _callbacks(cls):
     """Makes every public method of ``cls`` except ``_NOT_RULES`` a lark callback."""
     for name, value in list(vars(cls).items()):
-        if callable(value) and not name.startswith("_") and name not in cls._NOT_RULES:
+        if callable(value) and not name.startswith("_") and name not in cls._NOT_RULES \
+                and not getattr(value, "on_built", False):
             setattr(cls, name, _callback(value))
     return cls
+
+
+# Binary operators by precedence, loosest first, as spin.y declares them; all associate to
+# the left.  (The grammar gives operands and operators as flat lists: _AstBuilder.expr.)
+_BINARY_PRECEDENCE = {op: level for level, ops in enumerate((
+    ("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", "<=", ">", ">="),
+    ("<<", ">>"), ("+", "-"), ("*", "/", "%"),
+)) for op in ops}
+
+
+def _nest_binary(raw: list, i: int, loosest: int, pos) -> tuple[_Built, int]:
+    """The operation that starts at operand ``raw[i]`` and takes the operators from
+    precedence ``loosest`` up (precedence climbing), and the index after it.  A BinOp starts
+    where its left operand does, parentheses included, as with a grammar rule per level."""
+    left = raw[i]
+    i += 1
+    while i < len(raw) and _BINARY_PRECEDENCE[raw[i].value] >= loosest:
+        op = raw[i]
+        right, i = _nest_binary(raw, i + 1, _BINARY_PRECEDENCE[op.value] + 1, pos)
+        node = ast.BinOp(op=op.value, left=left.value, right=right.value, pos=pos(left.start))
+        left = _Built(node, left.start)
+    return left, i
 
 
 @_callbacks
@@ -593,7 +623,14 @@ class _AstBuilder(Transformer):
         return ast.ExprStmt(expr=children[0], pos=self._pos(start))
 
     # ------------------------------------------------------------------ expressions
-    def binop(self, start, children):
+    @_on_built
+    def expr(self, raw):
+        """``operand (operator operand)*``, nested by precedence."""
+        return _nest_binary(raw, 0, 0, self._pos)[0]
+
+    bor_expr = expr
+
+    def binop(self, start, children):  # ltl_expressions.lark: a rule per precedence level
         left, op, right = children
         return ast.BinOp(op=str(op), left=left, right=right, pos=self._pos(start))
 
