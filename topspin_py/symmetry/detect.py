@@ -165,8 +165,9 @@ def _unpermuted_lookalikes(model: Model, types) -> list[str]:
 
     notes = []
     shapes: dict[str, list[ast.Proctype]] = {}
-    for proctype in model.proctypes.values():
-        if model.processes_of(proctype.name):
+    running = [p for p in model.proctypes.values() if model.processes_of(p.name)]
+    if len(running) > 1:  # (a normal form of a large body takes a while, and one has no copy)
+        for proctype in running:
             shapes.setdefault(_normal(_without_constants(proctype.body)), []).append(proctype)
     for copies in shapes.values():
         if len(copies) > 1:
@@ -187,8 +188,6 @@ def _unpermuted_lookalikes(model: Model, types) -> list[str]:
 
 
 def _without_constants(node):
-    import dataclasses
-
     if isinstance(node, ast.Const):
         return ast.Const(value="#")
     if not isinstance(node, ast.Node):
@@ -200,7 +199,7 @@ def _without_constants(node):
             changes[name] = _without_constants(value)
         elif isinstance(value, list):
             changes[name] = [_without_constants(v) for v in value]
-    return dataclasses.replace(node, **changes)
+    return ast.replace(node, **changes)
 
 
 def _points(model: Model) -> list[tuple[str, int]]:
