@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from sympy.combinatorics import Permutation, PermutationGroup
 
 from ..errors import SourcePos
+from ..gcpause import collector_paused
 from ..promela import ast
 from ..promela.model import Model
 from .scd import build_diagram
@@ -94,6 +95,7 @@ def trivial_group(model: Model, reasons: list[str]) -> Group:
                  reasons=reasons)
 
 
+@collector_paused()
 def detect(model: Model, time_bound: float = 10.0) -> Group:
     """The largest valid symmetry group of ``model`` (see the module docstring)."""
     reasons = _unsupported(model)
