@@ -327,7 +327,7 @@ class Checker:
             if isinstance(node, ast.Send) and node.sorted and isinstance(alpha, Alpha):
                 self.check_sorted_send(node, owner)
             return _rebuilt(node, chan=self.expr(node.chan, owner, CHAN, alpha),
-                                       args=self.message_args(node.chan, node.args, owner, alpha))
+                            args=self.message_args(node.chan, node.args, owner, alpha))
         if isinstance(node, (ast.Printf, ast.Printm)):
             return node  # output only, not part of the state
         if isinstance(node, ast.Assert):
@@ -403,8 +403,8 @@ class Checker:
             return _rebuilt(e, operand=self.expr(e.operand, owner, DATA, alpha))
         if isinstance(e, ast.CondExpr):
             return _rebuilt(e, cond=self.expr(e.cond, owner, DATA, alpha),
-                                       then=self.expr(e.then, owner, context, alpha),
-                                       other=self.expr(e.other, owner, context, alpha))
+                            then=self.expr(e.then, owner, context, alpha),
+                            other=self.expr(e.other, owner, context, alpha))
         if isinstance(e, (ast.RemoteLabel, ast.RemoteVar)):
             changes = {"index": self.expr(e.index, owner, PID, alpha)}
             if e.index is None and len(self.instances.get(e.proctype, [])) > 1 and not isinstance(alpha, Tokenizer):
@@ -424,7 +424,7 @@ class Checker:
             return _rebuilt(e, chan=self.expr(e.chan, owner, CHAN, alpha))
         if isinstance(e, ast.Poll):
             return _rebuilt(e, chan=self.expr(e.chan, owner, CHAN, alpha),
-                                       args=self.message_args(e.chan, e.args, owner, alpha))
+                            args=self.message_args(e.chan, e.args, owner, alpha))
         if isinstance(e, ast.Run):
             params = [v for v in self.model.locals.get(e.proctype, []) if v.is_param]
             args = [self.expr(a, owner, self.types.kind(("local", e.proctype, p.name)), alpha)
@@ -460,7 +460,7 @@ class Checker:
     def field_ref(self, ref, alpha):
         index = self.expr(ref.index, None, DATA, alpha) if ref.index is not None else None
         return _rebuilt(ref, index=index,
-                                   field=self.field_ref(ref.field, alpha) if ref.field is not None else None)
+                        field=self.field_ref(ref.field, alpha) if ref.field is not None else None)
 
     def channel_ref(self, ref, owner, alpha):
         if ref.index is None:
