@@ -15,6 +15,7 @@ import pytest
 
 from topspin_py.errors import PreprocessorError, PromelaSyntaxError
 from topspin_py.promela import ast, build_model, load_model, parse_file, parse_text, print_spec
+from topspin_py.promela.printer import print_expr
 from topspin_py.promela.model import INIT
 
 
@@ -170,6 +171,36 @@ def test_c_code_blocks_are_kept_opaque():
     code = spec.units[2].body.steps[0]
     assert code.guard == "now.x > 0" and "now.x--;" in code.text
     assert isinstance(spec.units[2].body.steps[1].expr, ast.CExpr)
+
+
+def test_positions_are_where_constructs_start():
+    spec = parse_text("active proctype P() {\n  byte x;\n  if\n  :: (x + 1) * 2 > 3 -> x++\n  fi\n}", "m.pml")
+    if_stmt = spec.units[0].body.steps[1]
+    assert str(if_stmt.pos) == "m.pml:3:3"  # at `if`
+    guard = if_stmt.options[0].steps[0].expr  # ((x + 1) * 2) > 3
+    assert str(guard.pos) == "m.pml:4:6" and str(guard.left.pos) == "m.pml:4:6"  # at `(`
+    assert str(guard.left.left.pos) == "m.pml:4:7"  # x + 1, inside the parentheses
+    assert str(guard.right.pos) == "m.pml:4:20"
+
+
+def test_builder_keeps_the_terminals_lark_would_keep():
+    # The parsers keep every token, for the positions of the keywords and punctuation that
+    # start a construct; the builder drops these itself (parser._KEPT_TERMINALS).
+    from lark import Lark
+
+    from topspin_py.promela import parser
+
+    kept = set()
+    for grammar in (parser._grammar(), parser._grammar() + "\n" + parser._grammar("ltl_expressions.lark")):
+        standard = Lark(grammar, start=["start", "ltl_formula"], parser="earley", maybe_placeholders=False)
+        kept |= {s.name for rule in standard.rules for s in rule.expansion if s.is_term and not s.filter_out}
+    assert kept == parser._KEPT_TERMINALS
+
+
+def test_binary_operators_nest_by_precedence_and_to_the_left():
+    spec = parse_text("byte a, b, c, d;\nactive proctype P() { a = a - b - c * d << 1 == b || c && !d | a }")
+    value = spec.units[1].body.steps[0].value
+    assert print_expr(value) == "(((((a - b) - (c * d)) << 1) == b) || (c && (!(d) | a)))"
 
 
 # ------------------------------------------------------------------------ printer

@@ -110,9 +110,36 @@ class Node:
 
     def walk(self) -> Iterator["Node"]:
         """This node and every node below it, depth first, parents before children."""
-        yield self
-        for child in self.children():
-            yield from child.walk()
+        # An explicit stack, not nested generators: those cost every node its depth in
+        # generator steps, and every analysis walks the whole program.
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            children = []
+            for name in node.field_names:
+                value = getattr(node, name)
+                if isinstance(value, Node):
+                    children.append(value)
+                elif isinstance(value, list):
+                    children.extend([item for item in value if isinstance(item, Node)])
+            children.reverse()
+            stack.extend(children)
+
+
+def replace(node: Node, **changes: Any) -> Node:
+    """A copy of ``node`` with the given fields changed, as ``dataclasses.replace``.
+
+    dataclasses.replace checks its arguments against the fields and calls ``__init__``, which
+    was most of the time of the symmetry analysis (it rewrites the whole program once per
+    candidate).  Node classes have no ``__post_init__`` and no ``init=False`` fields, so
+    copying the instance's attributes gives the same node.  The callers name fields in their
+    text, so the check of the names is left to the tests.
+    """
+    new = object.__new__(type(node))
+    new.__dict__.update(node.__dict__)
+    new.__dict__.update(changes)
+    return new
 
 
 def _make_node_classes(description: str) -> dict[str, type]:

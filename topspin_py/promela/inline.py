@@ -9,7 +9,6 @@ becomes a ``Block`` holding the substituted body; a block is a plain sequence to
 from __future__ import annotations
 
 import copy
-import dataclasses
 
 from ..errors import ModelError
 from . import ast
@@ -18,7 +17,8 @@ _MAX_DEPTH = 64  # spin rejects recursive inlines; we stop at a depth no real mo
 
 
 def expand_inlines(spec: ast.Spec) -> ast.Spec:
-    """A copy of ``spec`` with every inline call expanded and the definitions kept."""
+    """``spec`` with every inline call expanded and the definitions kept.  The parts that hold
+    no call are ``spec``'s own nodes (nothing changes an AST once it is built)."""
     inlines = {u.name: u for u in spec.units if isinstance(u, ast.Inline)}
     if not inlines:
         return spec
@@ -35,13 +35,17 @@ class _Expander:
         if isinstance(node, ast.InlineCall) and node.name in self.inlines:
             return self.call(node, depth)
         changes = {}
-        for f in dataclasses.fields(node):
-            value = getattr(node, f.name)
+        for name in node.field_names:
+            value = getattr(node, name)
             if isinstance(value, ast.Node):
-                changes[f.name] = self.node(value, depth)
+                expanded = self.node(value, depth)
+                if expanded is not value:
+                    changes[name] = expanded
             elif isinstance(value, list):
-                changes[f.name] = [self.node(v, depth) if isinstance(v, ast.Node) else v for v in value]
-        return dataclasses.replace(node, **changes) if changes else node
+                expanded = [self.node(v, depth) if isinstance(v, ast.Node) else v for v in value]
+                if any(a is not b for a, b in zip(expanded, value)):
+                    changes[name] = expanded
+        return ast.replace(node, **changes) if changes else node
 
     def call(self, call, depth: int):
         definition = self.inlines[call.name]
@@ -58,7 +62,7 @@ class _Expander:
 
 def _substitute(node, bindings: dict):
     if isinstance(node, ast.VarRef):
-        inner = dataclasses.replace(
+        inner = ast.replace(
             node,
             index=_substitute(node.index, bindings) if node.index is not None else None,
             field=node.field,  # a field name belongs to the typedef, not to the inline's scope
@@ -69,17 +73,17 @@ def _substitute(node, bindings: dict):
     if not isinstance(node, ast.Node):
         return node
     changes = {}
-    for f in dataclasses.fields(node):
-        value = getattr(node, f.name)
+    for name in node.field_names:
+        value = getattr(node, name)
         if isinstance(value, ast.Node):
-            changes[f.name] = _substitute(value, bindings)
+            changes[name] = _substitute(value, bindings)
         elif isinstance(value, list):
-            changes[f.name] = [_substitute(v, bindings) for v in value]
+            changes[name] = [_substitute(v, bindings) for v in value]
     if isinstance(node, (ast.Goto, ast.Labeled)) and node.label in bindings:
         arg = bindings[node.label]
         if isinstance(arg, ast.VarRef) and arg.index is None and arg.field is None:
             changes["label"] = arg.name
-    return dataclasses.replace(node, **changes) if changes else node
+    return ast.replace(node, **changes) if changes else node
 
 
 def _bind(argument, use: ast.VarRef):

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ModelError, SourcePos
+from ..gcpause import collector_paused
 from . import ast
 from .inline import expand_inlines
 from .parser import parse_file
@@ -128,6 +129,7 @@ class Model:
         return next((v for v in self.globals if v.name == name), None)
 
 
+@collector_paused()
 def load_model(path: str | Path, defines: tuple[str, ...] | list[str] = ()) -> Model:
     """Preprocess, parse and build the Model of the file at ``path``."""
     return build_model(parse_file(path, defines), str(path))

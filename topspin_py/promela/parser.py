@@ -4,6 +4,10 @@ The grammar (promela.lark) is parsed by lark's LALR parser with the contextual l
 keywords of one context (the LTL operators ``U``, ``X``, ...) stay ordinary names elsewhere.
 LTL formulas are parsed separately, with the Earley parser, from the text of each ``ltl`` block:
 their ``!``, ``&&`` and ``->`` overlap with Promela's own operators.
+
+The AST is built while the LALR parser runs (lark's ``transformer=`` option), not from a parse
+tree afterwards: building the tree and propagating lark's positions through it took most of
+the parse time of a large model.  Positions are carried along instead (see ``_Built``).
 """
 
 from __future__ import annotations
@@ -13,10 +17,10 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark import Lark, Token, Transformer
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
-from ..errors import PromelaSyntaxError, SourcePos, TopspinError
+from ..errors import PromelaSyntaxError, SourcePos
 from . import ast
 from .preprocess import Preprocessed, preprocess
 
@@ -38,14 +42,16 @@ def parse_text(text: str, filename: str = "<string>") -> ast.Spec:
 def parse_ltl_formula(text: str, pre: Preprocessed | None = None, line: int = 1, column: int = 1):
     """Parse an LTL formula (the text between the braces of an ``ltl`` block)."""
     names = _proctype_names(pre.text) if pre is not None else frozenset()
-    transformer = _AstBuilder(pre or Preprocessed(text, [("<ltl>", 1)]), names, line, column)
+    builder = _AstBuilder(pre or Preprocessed(text, [("<ltl>", 1)]), names, line, column)
     parser, postlex = _ltl_parser()
     postlex.proctypes = names
     try:
         tree = parser.parse(text)
     except UnexpectedInput as err:
-        raise _syntax_error(err, text, transformer) from None
-    return transformer.transform(tree)
+        raise _syntax_error(err, text, builder) from None
+    # Earley cannot run a transformer while it parses: the tree is built, then turned into
+    # the AST by the same callbacks (formulas are short).
+    return builder.transform(tree).value
 
 
 # ---------------------------------------------------------------------------------- internals
@@ -114,27 +120,33 @@ class _SpinLexerRules:
             yield token
 
 
-def _grammar() -> str:
-    return resources.files(__package__).joinpath("promela.lark").read_text(encoding="utf-8")
+def _grammar(name: str = "promela.lark") -> str:
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
 @lru_cache(maxsize=1)
-def _spec_parser() -> tuple[Lark, _SpinLexerRules]:
+def _spec_parser() -> tuple[Lark, _SpinLexerRules, "_AstBuilder"]:
+    # One parser, post-lexer and builder per process: _parse gives the post-lexer and the
+    # builder the file they work on before each parse (so one parse at a time).
     postlex = _SpinLexerRules()
+    builder = _AstBuilder()
     # cache=True keeps the LALR tables in a temporary file: building them takes most of a
-    # second, which every command would otherwise pay.
+    # second, which every command would otherwise pay.  keep_all_tokens: the builder needs
+    # the keywords and punctuation for the positions of the constructs they start.
     parser = Lark(_grammar(), start="start", parser="lalr", lexer="contextual",
-                  propagate_positions=True, maybe_placeholders=False, postlex=postlex, cache=True)
+                  keep_all_tokens=True, maybe_placeholders=False, postlex=postlex,
+                  transformer=builder, cache=True)
     postlex.learn_keywords(parser, _CONTEXTUAL_KEYWORDS | _LTL_KEYWORDS)
-    return parser, postlex
+    return parser, postlex, builder
 
 
 @lru_cache(maxsize=1)
 def _ltl_parser() -> tuple[Lark, _SpinLexerRules]:
     # Inside a formula the LTL operators (U, X, always, ...) are keywords, as in spin's ltl mode.
     postlex = _SpinLexerRules()
-    parser = Lark(_grammar(), start="ltl_formula", parser="earley", lexer="basic",
-                  propagate_positions=True, maybe_placeholders=False, ambiguity="resolve",
+    grammar = _grammar() + "\n" + _grammar("ltl_expressions.lark")
+    parser = Lark(grammar, start="ltl_formula", parser="earley", lexer="basic",
+                  keep_all_tokens=True, maybe_placeholders=False, ambiguity="resolve",
                   postlex=postlex)
     postlex.learn_keywords(parser, _CONTEXTUAL_KEYWORDS)
     return parser, postlex
@@ -152,19 +164,19 @@ def _proctype_names(text: str) -> frozenset[str]:
 
 
 def _parse(pre: Preprocessed) -> ast.Spec:
-    parser, postlex = _spec_parser()
+    parser, postlex, builder = _spec_parser()
     names = _proctype_names(pre.text)
     postlex.proctypes = names
-    builder = _AstBuilder(pre, names)
+    builder.begin(pre, names)
     try:
-        tree = parser.parse(pre.text)
-        return builder.transform(tree)
+        spec = parser.parse(pre.text).value
     except UnexpectedInput as err:
         raise _syntax_error(err, pre.text, builder) from None
-    except VisitError as err:
-        if isinstance(err.orig_exc, TopspinError):
-            raise err.orig_exc from None
-        raise
+    # The formulas are parsed once the whole file has parsed, so that a syntax error anywhere
+    # in the file is reported before an error inside a formula.
+    for node, body in builder.end():
+        node.formula = parse_ltl_formula(body.value[1:-1], pre, body.line, body.column + 1)
+    return spec
 
 
 # Terminals whose name says more than their pattern; the others are shown as their text.
@@ -200,7 +212,7 @@ def _syntax_error(err: UnexpectedInput, text: str, builder: "_AstBuilder") -> Pr
 def _describe(terminal: str) -> str:
     if terminal in _TOKEN_TEXT:
         return _TOKEN_TEXT[terminal]
-    parser, _ = _spec_parser()
+    parser, _, _ = _spec_parser()
     for definition in parser.terminals:
         if definition.name == terminal and definition.pattern.type == "str":
             return f"'{definition.pattern.value}'"
@@ -237,33 +249,156 @@ def _nodes(children) -> list:
 _C_BLOCK = re.compile(r"^(c_code|c_decl|c_expr)\s*(?:\[([^\]]*)\]\s*)?\{(.*)\}$", re.S)
 
 
-@v_args(meta=True)
-class _AstBuilder(Transformer):
-    """Turns lark's parse tree into ast.py nodes, with positions in the user's file."""
+# The terminals the callbacks read.  The others, the keywords and punctuation that the grammar
+# writes as quoted strings and the `_SEMI`/`_ARROW` separators, only mark where a construct
+# starts: the parsers keep all tokens for that, and _callback drops these before a callback
+# sees its children, as lark itself would.  (test_promela checks this set against lark's.)
+_KEPT_TERMINALS = frozenset({
+    "AMP", "ANDAND", "BANG", "BANGBANG", "BAR", "BIT", "BOOL", "BYTE", "CARET", "CHAN", "CHAR",
+    "C_CODE", "C_DECL", "C_EXPR", "C_STATE", "C_TRACK", "DECR", "DOTDOT", "D_PROCTYPE", "EMPTY",
+    "EQ", "FULL", "GE", "GT", "HIDDEN", "INCR", "INT", "LE", "LEN", "LOCAL", "LSHIFT", "LT",
+    "LTL_ALWAYS", "LTL_BODY", "LTL_EQUIV", "LTL_EVENTUALLY", "MINUS", "NAME", "NE", "NEMPTY",
+    "NFULL", "NOTRACE", "NUMBER", "OROR", "PERCENT", "PID", "PLUS", "PNAME", "PROCTYPE", "QUERY",
+    "QUERYQUERY", "RSHIFT", "SHORT", "SHOW", "SLASH", "STAR", "STRING", "TILDE", "TRACE",
+    "UNSIGNED", "XR", "XS",
+})
 
-    def __init__(self, pre: Preprocessed, proctypes: frozenset[str], line_offset: int = 1,
-                 column_offset: int = 1) -> None:
+
+class _Built:
+    """A callback's value on its way up the parse, with the (line, column) where its text
+    starts (None when it spans no text: an empty sequence).
+
+    The start is that of the construct's first token, including the keywords and punctuation
+    that the AST drops (an ``if`` starts at ``if``, ``(a + b) * c`` at its ``(``): the
+    positions lark's ``propagate_positions`` gives, computed here only for the rules that
+    build something, not at every reduction.
+    """
+
+    __slots__ = ("value", "start")
+
+    def __init__(self, value, start: tuple[int, int] | None) -> None:
+        self.value = value
+        self.start = start
+
+
+def _callback(build):
+    """Wraps a builder method ``build(self, start, children)`` as a lark callback: from the
+    raw children, the start of the construct and the children lark would have given."""
+
+    def callback(self, raw):
+        start = None
+        children = []
+        for child in raw:
+            if type(child) is _Built:
+                if start is None:
+                    start = child.start
+                children.append(child.value)
+            elif isinstance(child, Token):
+                if start is None:
+                    start = (child.line, child.column)
+                if child.type in _KEPT_TERMINALS:
+                    children.append(child)
+            else:
+                children.append(child)
+        return _Built(build(self, start, children), start)
+
+    callback.__name__ = build.__name__
+    callback.__doc__ = build.__doc__
+    return callback
+
+
+def _on_built(method):
+    """Marks a rule callback that takes the raw children itself (``_Built`` values included)."""
+    method.on_built = True
+    return method
+
+
+def _callbacks(cls):
+    """Makes every public method of ``cls`` except ``_NOT_RULES`` a lark callback."""
+    for name, value in list(vars(cls).items()):
+        if callable(value) and not name.startswith("_") and name not in cls._NOT_RULES \
+                and not getattr(value, "on_built", False):
+            setattr(cls, name, _callback(value))
+    return cls
+
+
+# Binary operators by precedence, loosest first, as spin.y declares them; all associate to
+# the left.  (The grammar gives operands and operators as flat lists: _AstBuilder.expr.)
+_BINARY_PRECEDENCE = {op: level for level, ops in enumerate((
+    ("||",), ("&&",), ("|",), ("^",), ("&",), ("==", "!="), ("<", "<=", ">", ">="),
+    ("<<", ">>"), ("+", "-"), ("*", "/", "%"),
+)) for op in ops}
+
+
+def _nest_binary(raw: list, i: int, loosest: int, pos) -> tuple[_Built, int]:
+    """The operation that starts at operand ``raw[i]`` and takes the operators from
+    precedence ``loosest`` up (precedence climbing), and the index after it.  A BinOp starts
+    where its left operand does, parentheses included, as with a grammar rule per level."""
+    left = raw[i]
+    i += 1
+    while i < len(raw) and _BINARY_PRECEDENCE[raw[i].value] >= loosest:
+        op = raw[i]
+        right, i = _nest_binary(raw, i + 1, _BINARY_PRECEDENCE[op.value] + 1, pos)
+        node = ast.BinOp(op=op.value, left=left.value, right=right.value, pos=pos(left.start))
+        left = _Built(node, left.start)
+    return left, i
+
+
+@_callbacks
+class _AstBuilder(Transformer):
+    """Builds ast.py nodes, with positions in the user's file, one grammar rule at a time.
+
+    Each public method is the callback of the rule (or alias) of its name.  The LALR parser
+    calls them as it reduces (``transformer=``); for the Earley-parsed LTL formulas,
+    ``transform`` calls them on the parse tree.
+    """
+
+    _NOT_RULES = frozenset({"position", "begin", "end"})
+
+    def __init__(self, pre: Preprocessed | None = None, proctypes: frozenset[str] = frozenset(),
+                 line_offset: int = 1, column_offset: int = 1) -> None:
         super().__init__()
         self.pre = pre
         self.proctypes = proctypes
         self.line_offset = line_offset - 1
         self.column_offset = column_offset - 1
+        self.ltl_bodies: list[tuple[ast.Ltl, Token]] = []
+        self.positions: dict[tuple[int, int], SourcePos] = {}
+
+    def begin(self, pre: Preprocessed, proctypes: frozenset[str]) -> None:
+        """Start on a new file (the spec parser's builder is reused)."""
+        self.pre = pre
+        self.proctypes = proctypes
+        self.ltl_bodies = []
+        self.positions = {}
+
+    def end(self) -> list[tuple[ast.Ltl, Token]]:
+        """Done with the file: the ``ltl`` nodes built since ``begin``, with the tokens of
+        their formulas."""
+        bodies = self.ltl_bodies
+        self.ltl_bodies, self.positions = [], {}
+        return bodies
 
     def position(self, line: int, column: int) -> SourcePos:
         if self.line_offset == 0 and line == 1:
             column += self.column_offset
         return self.pre.position(line + self.line_offset, column)
 
-    def _pos(self, meta) -> SourcePos | None:
-        if getattr(meta, "empty", True):
+    def _pos(self, start: tuple[int, int] | None) -> SourcePos | None:
+        if start is None:
             return None
-        return self.position(meta.line, meta.column)
+        # Remembered: half the nodes start where another does (a statement and its first
+        # expression, an operation and its left operand).
+        pos = self.positions.get(start)
+        if pos is None:
+            pos = self.positions[start] = self.position(start[0], start[1])
+        return pos
 
     # ------------------------------------------------------------------ top level
-    def start(self, meta, children):
-        return ast.Spec(units=_nodes(children), pos=self._pos(meta))
+    def start(self, start, children):
+        return ast.Spec(units=_nodes(children), pos=self._pos(start))
 
-    def proctype(self, meta, children):
+    def proctype(self, start, children):
         name = _tok(children, "PNAME")
         params = _tagged(children, "params") or []
         body = next(c for c in children if isinstance(c, ast.Sequence))
@@ -272,309 +407,325 @@ class _AstBuilder(Transformer):
                             active=active, priority=_tagged(children, "priority"),
                             provided=_tagged(children, "provided"),
                             deterministic=_tok(children, "D_PROCTYPE") is not None,
-                            pos=self._pos(meta))
+                            pos=self._pos(start))
 
-    def active(self, meta, children):
+    def active(self, start, children):
         count = children[0] if children else ast.Const(1)
         return _Tag("active", count)
 
-    def param_list(self, meta, children):
+    def param_list(self, start, children):
         return _Tag("params", _nodes(children))
 
-    def priority(self, meta, children):
+    def priority(self, start, children):
         return _Tag("priority", children[0])
 
-    def provided(self, meta, children):
+    def provided(self, start, children):
         return _Tag("provided", children[0])
 
-    def init(self, meta, children):
+    def init(self, start, children):
         body = next(c for c in children if isinstance(c, ast.Sequence))
-        return ast.Init(body=body, priority=_tagged(children, "priority"), pos=self._pos(meta))
+        return ast.Init(body=body, priority=_tagged(children, "priority"), pos=self._pos(start))
 
-    def never(self, meta, children):
-        return ast.Never(body=children[0], pos=self._pos(meta))
+    def never(self, start, children):
+        return ast.Never(body=children[0], pos=self._pos(start))
 
-    def trace(self, meta, children):
+    def trace(self, start, children):
         return ast.Trace(body=children[-1], negated=_tok(children, "NOTRACE") is not None,
-                         pos=self._pos(meta))
+                         pos=self._pos(start))
 
-    def ltl(self, meta, children):
+    def ltl(self, start, children):
         name = _tok(children, "NAME")
         body = _tok(children, "LTL_BODY")
         text = body.value[1:-1].strip()
-        formula = parse_ltl_formula(body.value[1:-1], self.pre, body.line, body.column + 1)
-        return ast.Ltl(name=str(name) if name else None, text=text, formula=formula,
-                       pos=self._pos(meta))
+        node = ast.Ltl(name=str(name) if name else None, text=text, formula=None,
+                       pos=self._pos(start))
+        self.ltl_bodies.append((node, body))  # _parse parses the formula after the file
+        return node
 
-    def body(self, meta, children):
+    def body(self, start, children):
         return children[0]
 
-    def typedef(self, meta, children):
-        return ast.TypeDef(name=str(children[0]), fields=_nodes(children), pos=self._pos(meta))
+    def typedef(self, start, children):
+        return ast.TypeDef(name=str(children[0]), fields=_nodes(children), pos=self._pos(start))
 
-    def mtype_decl(self, meta, children):
+    def mtype_decl(self, start, children):
         names = [str(c) for c in children if isinstance(c, Token)]
-        return ast.MtypeDecl(names=names, subtype=_tagged(children, "subtype"), pos=self._pos(meta))
+        return ast.MtypeDecl(names=names, subtype=_tagged(children, "subtype"), pos=self._pos(start))
 
-    def mtype_subtype(self, meta, children):
+    def mtype_subtype(self, start, children):
         return _Tag("subtype", str(children[0]))
 
-    def decl_stmt(self, meta, children):
+    def decl_stmt(self, start, children):
         return children[0]
 
-    def decl(self, meta, children):
+    def decl(self, start, children):
         visibility = _tagged(children, "visibility")
         type_ = next(c for c in children if isinstance(c, ast.TypeName))
         vars_ = [c for c in children if isinstance(c, ast.VarDecl)]
-        return ast.Decl(visibility=visibility, type=type_, vars=vars_, pos=self._pos(meta))
+        return ast.Decl(visibility=visibility, type=type_, vars=vars_, pos=self._pos(start))
 
-    def visibility(self, meta, children):
+    def visibility(self, start, children):
         return _Tag("visibility", str(children[0]))
 
-    def base_type(self, meta, children):
-        return ast.TypeName(name=str(children[0]), pos=self._pos(meta))
+    def base_type(self, start, children):
+        return ast.TypeName(name=str(children[0]), pos=self._pos(start))
 
-    def mtype_type(self, meta, children):
+    def mtype_type(self, start, children):
         return ast.TypeName(name="mtype", subtype=str(children[0]) if children else None,
-                            pos=self._pos(meta))
+                            pos=self._pos(start))
 
-    def user_type(self, meta, children):
-        return ast.TypeName(name=str(children[0]), pos=self._pos(meta))
+    def user_type(self, start, children):
+        return ast.TypeName(name=str(children[0]), pos=self._pos(start))
 
-    def ivar(self, meta, children):
+    def ivar(self, start, children):
         return ast.VarDecl(name=str(children[0]), size=_tagged(children, "size"),
                            bits=_tagged(children, "bits"), init=_tagged(children, "init"),
-                           pos=self._pos(meta))
+                           pos=self._pos(start))
 
-    def array_size(self, meta, children):
+    def array_size(self, start, children):
         return _Tag("size", children[0])
 
-    def bit_width(self, meta, children):
+    def bit_width(self, start, children):
         return _Tag("bits", children[0])
 
-    def initializer(self, meta, children):
+    def initializer(self, start, children):
         return _Tag("init", children[0])
 
-    def ch_init(self, meta, children):
+    def ch_init(self, start, children):
         capacity = children[0]
-        return ast.ChanInit(capacity=capacity, fields=[c for c in children[1:]], pos=self._pos(meta))
+        return ast.ChanInit(capacity=capacity, fields=[c for c in children[1:]], pos=self._pos(start))
 
-    def chan_field(self, meta, children):
+    def chan_field(self, start, children):
         return children[0]
 
-    def inline_def(self, meta, children):
+    def inline_def(self, start, children):
         name = str(children[0])
         params = [str(c) for c in children[1:] if isinstance(c, Token)]
-        return ast.Inline(name=name, params=params, body=children[-1], pos=self._pos(meta))
+        return ast.Inline(name=name, params=params, body=children[-1], pos=self._pos(start))
 
-    def c_code(self, meta, children):
-        return self._c_block(children[0], meta)
+    def c_code(self, start, children):
+        return self._c_block(children[0], start)
 
-    def _c_block(self, token: Token, meta):
+    def _c_block(self, token: Token, start):
         match = _C_BLOCK.match(token.value)
         kind, guard, text = match.group(1), match.group(2), match.group(3)
         if kind == "c_expr":
-            return ast.CExpr(guard=guard, text=text, pos=self._pos(meta))
-        return ast.CCode(kind=kind, guard=guard, text=text, pos=self._pos(meta))
+            return ast.CExpr(guard=guard, text=text, pos=self._pos(start))
+        return ast.CCode(kind=kind, guard=guard, text=text, pos=self._pos(start))
 
-    def c_state(self, meta, children):
+    def c_state(self, start, children):
         return ast.CState(kind=str(children[0]), args=[str(c) for c in children[1:]],
-                          pos=self._pos(meta))
+                          pos=self._pos(start))
 
     # ------------------------------------------------------------------ statements
-    def sequence(self, meta, children):
-        return ast.Sequence(steps=_nodes(children), pos=self._pos(meta))
+    def sequence(self, start, children):
+        return ast.Sequence(steps=_nodes(children), pos=self._pos(start))
 
-    def unless(self, meta, children):
-        return ast.Unless(stmt=children[0], escape=children[1], pos=self._pos(meta))
+    def unless(self, start, children):
+        return ast.Unless(stmt=children[0], escape=children[1], pos=self._pos(start))
 
-    def xrxs(self, meta, children):
-        return ast.XrXs(kind=str(children[0]), vars=children[1:], pos=self._pos(meta))
+    def xrxs(self, start, children):
+        return ast.XrXs(kind=str(children[0]), vars=children[1:], pos=self._pos(start))
 
-    def labeled(self, meta, children):
-        return ast.Labeled(label=str(children[0]), stmt=children[1], pos=self._pos(meta))
+    def labeled(self, start, children):
+        return ast.Labeled(label=str(children[0]), stmt=children[1], pos=self._pos(start))
 
-    def assign(self, meta, children):
-        return ast.Assign(target=children[0], value=children[1], pos=self._pos(meta))
+    def assign(self, start, children):
+        return ast.Assign(target=children[0], value=children[1], pos=self._pos(start))
 
-    def incr(self, meta, children):
-        return ast.IncDec(target=children[0], op="++", pos=self._pos(meta))
+    def incr(self, start, children):
+        return ast.IncDec(target=children[0], op="++", pos=self._pos(start))
 
-    def decr(self, meta, children):
-        return ast.IncDec(target=children[0], op="--", pos=self._pos(meta))
+    def decr(self, start, children):
+        return ast.IncDec(target=children[0], op="--", pos=self._pos(start))
 
-    def send(self, meta, children):
+    def send(self, start, children):
         return ast.Send(chan=children[0], args=children[2], sorted=children[1].type == "BANGBANG",
-                        pos=self._pos(meta))
+                        pos=self._pos(start))
 
-    def receive(self, meta, children):
+    def receive(self, start, children):
         return ast.Receive(chan=children[0], args=children[2], random=children[1].type == "QUERYQUERY",
-                           keep=False, pos=self._pos(meta))
+                           keep=False, pos=self._pos(start))
 
-    def receive_keep(self, meta, children):
+    def receive_keep(self, start, children):
         return ast.Receive(chan=children[0], args=children[3], random=children[1].type == "QUERYQUERY",
-                           keep=True, pos=self._pos(meta))
+                           keep=True, pos=self._pos(start))
 
-    def args(self, meta, children):
+    def args(self, start, children):
         return list(children)
 
-    def brace_args(self, meta, children):
+    def brace_args(self, start, children):
         return list(children)
 
-    def eval_arg(self, meta, children):
-        return ast.Eval(expr=children[0], pos=self._pos(meta))
+    def eval_arg(self, start, children):
+        return ast.Eval(expr=children[0], pos=self._pos(start))
 
-    def neg_const(self, meta, children):
-        return ast.Const(value=-int(children[1]), pos=self._pos(meta))
+    def neg_const(self, start, children):
+        return ast.Const(value=-int(children[1]), pos=self._pos(start))
 
-    def options(self, meta, children):
+    def options(self, start, children):
         return list(children)
 
-    def if_stmt(self, meta, children):
-        return ast.If(options=children[0], pos=self._pos(meta))
+    def if_stmt(self, start, children):
+        return ast.If(options=children[0], pos=self._pos(start))
 
-    def do_stmt(self, meta, children):
-        return ast.Do(options=children[0], pos=self._pos(meta))
+    def do_stmt(self, start, children):
+        return ast.Do(options=children[0], pos=self._pos(start))
 
-    def atomic(self, meta, children):
-        return ast.Atomic(body=children[0], pos=self._pos(meta))
+    def atomic(self, start, children):
+        return ast.Atomic(body=children[0], pos=self._pos(start))
 
-    def d_step(self, meta, children):
-        return ast.DStep(body=children[0], pos=self._pos(meta))
+    def d_step(self, start, children):
+        return ast.DStep(body=children[0], pos=self._pos(start))
 
-    def block(self, meta, children):
-        return ast.Block(body=children[0], pos=self._pos(meta))
+    def block(self, start, children):
+        return ast.Block(body=children[0], pos=self._pos(start))
 
-    def for_range(self, meta, children):
+    def for_range(self, start, children):
         var, lo, _, hi, body = children
-        return ast.ForRange(var=var, lo=lo, hi=hi, body=body, pos=self._pos(meta))
+        return ast.ForRange(var=var, lo=lo, hi=hi, body=body, pos=self._pos(start))
 
-    def for_in(self, meta, children):
-        return ast.ForIn(var=children[0], array=children[1], body=children[2], pos=self._pos(meta))
+    def for_in(self, start, children):
+        return ast.ForIn(var=children[0], array=children[1], body=children[2], pos=self._pos(start))
 
-    def select(self, meta, children):
+    def select(self, start, children):
         var, lo, _, hi = children
-        return ast.Select(var=var, lo=lo, hi=hi, pos=self._pos(meta))
+        return ast.Select(var=var, lo=lo, hi=hi, pos=self._pos(start))
 
-    def break_stmt(self, meta, children):
-        return ast.Break(pos=self._pos(meta))
+    def break_stmt(self, start, children):
+        return ast.Break(pos=self._pos(start))
 
-    def goto(self, meta, children):
-        return ast.Goto(label=str(children[0]), pos=self._pos(meta))
+    def goto(self, start, children):
+        return ast.Goto(label=str(children[0]), pos=self._pos(start))
 
-    def else_stmt(self, meta, children):
-        return ast.Else(pos=self._pos(meta))
+    def else_stmt(self, start, children):
+        return ast.Else(pos=self._pos(start))
 
-    def skip(self, meta, children):
-        return ast.Skip(pos=self._pos(meta))
+    def skip(self, start, children):
+        return ast.Skip(pos=self._pos(start))
 
-    def printf(self, meta, children):
-        return ast.Printf(fmt=str(children[0]), args=list(children[1:]), pos=self._pos(meta))
+    def printf(self, start, children):
+        return ast.Printf(fmt=str(children[0]), args=list(children[1:]), pos=self._pos(start))
 
-    def printm(self, meta, children):
-        return ast.Printm(arg=children[0], pos=self._pos(meta))
+    def printm(self, start, children):
+        return ast.Printm(arg=children[0], pos=self._pos(start))
 
-    def assert_stmt(self, meta, children):
-        return ast.Assert(expr=children[0], pos=self._pos(meta))
+    def assert_stmt(self, start, children):
+        return ast.Assert(expr=children[0], pos=self._pos(start))
 
-    def inline_call(self, meta, children):
-        return ast.InlineCall(name=str(children[0]), args=list(children[1:]), pos=self._pos(meta))
+    def inline_call(self, start, children):
+        return ast.InlineCall(name=str(children[0]), args=list(children[1:]), pos=self._pos(start))
 
-    def c_code_stmt(self, meta, children):
+    def c_code_stmt(self, start, children):
         return children[0]
 
-    def expr_stmt(self, meta, children):
-        return ast.ExprStmt(expr=children[0], pos=self._pos(meta))
+    def expr_stmt(self, start, children):
+        return ast.ExprStmt(expr=children[0], pos=self._pos(start))
 
     # ------------------------------------------------------------------ expressions
-    def binop(self, meta, children):
-        left, op, right = children
-        return ast.BinOp(op=str(op), left=left, right=right, pos=self._pos(meta))
+    @_on_built
+    def expr(self, raw):
+        """``operand (operator operand)*``, nested by precedence."""
+        return _nest_binary(raw, 0, 0, self._pos)[0]
 
-    def unop(self, meta, children):
+    bor_expr = expr
+
+    def binop(self, start, children):  # ltl_expressions.lark: a rule per precedence level
+        left, op, right = children
+        return ast.BinOp(op=str(op), left=left, right=right, pos=self._pos(start))
+
+    def primary(self, start, children):
+        # `( expr )`: lark inlines a `?rule` left with one child, but with all tokens kept the
+        # parentheses are children too; the expression starts at its `(`, as lark has it.
+        return children[0]
+
+    def unop(self, start, children):
         op, operand = children
         if op == "-" and isinstance(operand, ast.Const):
-            return ast.Const(value=-operand.value, pos=self._pos(meta))
-        return ast.UnOp(op=str(op), operand=operand, pos=self._pos(meta))
+            return ast.Const(value=-operand.value, pos=self._pos(start))
+        return ast.UnOp(op=str(op), operand=operand, pos=self._pos(start))
 
-    def cond_expr(self, meta, children):
-        return ast.CondExpr(cond=children[0], then=children[1], other=children[2], pos=self._pos(meta))
+    def cond_expr(self, start, children):
+        return ast.CondExpr(cond=children[0], then=children[1], other=children[2], pos=self._pos(start))
 
-    def const(self, meta, children):
-        return ast.Const(value=int(children[0]), pos=self._pos(meta))
+    def const(self, start, children):
+        return ast.Const(value=int(children[0]), pos=self._pos(start))
 
-    def char_const(self, meta, children):
+    def char_const(self, start, children):
         text = children[0].value[1:-1]
         value = ord(text.encode().decode("unicode_escape")) if text.startswith("\\") else ord(text)
-        return ast.Const(value=value, pos=self._pos(meta))
+        return ast.Const(value=value, pos=self._pos(start))
 
-    def chan_fn(self, meta, children):
-        return ast.ChanFn(fn=str(children[0]), chan=children[1], pos=self._pos(meta))
+    def chan_fn(self, start, children):
+        return ast.ChanFn(fn=str(children[0]), chan=children[1], pos=self._pos(start))
 
-    def enabled(self, meta, children):
-        return ast.Builtin(fn="enabled", args=list(children), pos=self._pos(meta))
+    def enabled(self, start, children):
+        return ast.Builtin(fn="enabled", args=list(children), pos=self._pos(start))
 
-    def pc_value(self, meta, children):
-        return ast.Builtin(fn="pc_value", args=list(children), pos=self._pos(meta))
+    def pc_value(self, start, children):
+        return ast.Builtin(fn="pc_value", args=list(children), pos=self._pos(start))
 
-    def get_priority(self, meta, children):
-        return ast.Builtin(fn="get_priority", args=list(children), pos=self._pos(meta))
+    def get_priority(self, start, children):
+        return ast.Builtin(fn="get_priority", args=list(children), pos=self._pos(start))
 
-    def set_priority(self, meta, children):
-        return ast.Builtin(fn="set_priority", args=list(children), pos=self._pos(meta))
+    def set_priority(self, start, children):
+        return ast.Builtin(fn="set_priority", args=list(children), pos=self._pos(start))
 
-    def run(self, meta, children):
+    def run(self, start, children):
         name = str(children[0])
         args = [c for c in children[1:] if isinstance(c, ast.Node)]
         return ast.Run(proctype=name, args=args, priority=_tagged(children, "priority"),
-                       pos=self._pos(meta))
+                       pos=self._pos(start))
 
-    def poll(self, meta, children):
+    def poll(self, start, children):
         return ast.Poll(chan=children[0], args=children[2], random=children[1].type == "QUERYQUERY",
-                        pos=self._pos(meta))
+                        pos=self._pos(start))
 
-    def remote_label(self, meta, children):
+    def remote_label(self, start, children):
         return ast.RemoteLabel(proctype=str(children[0]), index=children[1], label=str(children[2]),
-                               pos=self._pos(meta))
+                               pos=self._pos(start))
 
-    def remote_label_bare(self, meta, children):
+    def remote_label_bare(self, start, children):
         return ast.RemoteLabel(proctype=str(children[0]), index=None, label=str(children[1]),
-                               pos=self._pos(meta))
+                               pos=self._pos(start))
 
-    def remote_var(self, meta, children):
+    def remote_var(self, start, children):
         return ast.RemoteVar(proctype=str(children[0]), index=children[1], var=children[2],
-                             pos=self._pos(meta))
+                             pos=self._pos(start))
 
-    def remote_var_bare(self, meta, children):
-        return ast.RemoteVar(proctype=str(children[0]), index=None, var=children[1], pos=self._pos(meta))
+    def remote_var_bare(self, start, children):
+        return ast.RemoteVar(proctype=str(children[0]), index=None, var=children[1], pos=self._pos(start))
 
-    def c_expr(self, meta, children):
-        return self._c_block(children[0], meta)
+    def c_expr(self, start, children):
+        return self._c_block(children[0], start)
 
-    def varref(self, meta, children):
+    def varref(self, start, children):
         return ast.VarRef(name=str(children[0]), index=_tagged(children, "index"),
-                          field=_tagged(children, "field"), pos=self._pos(meta))
+                          field=_tagged(children, "field"), pos=self._pos(start))
 
-    def index(self, meta, children):
+    def index(self, start, children):
         return _Tag("index", children[0])
 
-    def field(self, meta, children):
+    def field(self, start, children):
         return _Tag("field", children[0])
 
     # ------------------------------------------------------------------ LTL
-    def ltl_formula(self, meta, children):
+    def ltl_formula(self, start, children):
         return children[0]
 
+    def ltl_atom(self, start, children):
+        return children[0]  # `( formula )`, as primary
+
     def _ltl_binary(op):
-        def build(self, meta, children):
+        def build(self, start, children):
             operands = [c for c in children if not isinstance(c, Token)]
-            return ast.LtlBinary(op=op, left=operands[0], right=operands[1], pos=self._pos(meta))
+            return ast.LtlBinary(op=op, left=operands[0], right=operands[1], pos=self._pos(start))
         return build
 
     def _ltl_unary(op):
-        def build(self, meta, children):
+        def build(self, start, children):
             operand = [c for c in children if not isinstance(c, Token)][0]
-            return ast.LtlUnary(op=op, arg=operand, pos=self._pos(meta))
+            return ast.LtlUnary(op=op, arg=operand, pos=self._pos(start))
         return build
 
     ltl_equiv = _ltl_binary("<->")

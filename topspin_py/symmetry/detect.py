@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from sympy.combinatorics import Permutation, PermutationGroup
 
 from ..errors import SourcePos
+from ..gcpause import collector_paused
 from ..promela import ast
 from ..promela.model import Model
 from .scd import build_diagram
@@ -94,6 +95,7 @@ def trivial_group(model: Model, reasons: list[str]) -> Group:
                  reasons=reasons)
 
 
+@collector_paused()
 def detect(model: Model, time_bound: float = 10.0) -> Group:
     """The largest valid symmetry group of ``model`` (see the module docstring)."""
     reasons = _unsupported(model)
@@ -165,8 +167,9 @@ def _unpermuted_lookalikes(model: Model, types) -> list[str]:
 
     notes = []
     shapes: dict[str, list[ast.Proctype]] = {}
-    for proctype in model.proctypes.values():
-        if model.processes_of(proctype.name):
+    running = [p for p in model.proctypes.values() if model.processes_of(p.name)]
+    if len(running) > 1:  # (a normal form of a large body takes a while, and one has no copy)
+        for proctype in running:
             shapes.setdefault(_normal(_without_constants(proctype.body)), []).append(proctype)
     for copies in shapes.values():
         if len(copies) > 1:
@@ -187,8 +190,6 @@ def _unpermuted_lookalikes(model: Model, types) -> list[str]:
 
 
 def _without_constants(node):
-    import dataclasses
-
     if isinstance(node, ast.Const):
         return ast.Const(value="#")
     if not isinstance(node, ast.Node):
@@ -200,7 +201,7 @@ def _without_constants(node):
             changes[name] = _without_constants(value)
         elif isinstance(value, list):
             changes[name] = [_without_constants(v) for v in value]
-    return dataclasses.replace(node, **changes)
+    return ast.replace(node, **changes)
 
 
 def _points(model: Model) -> list[tuple[str, int]]:

@@ -46,6 +46,9 @@ class TypeInfo:
     kind_of_root: dict
     parent: dict
     taints: list[Taint] = field(default_factory=list)
+    # slot -> kind, filled as asked: the validity check asks for the same slots once per
+    # candidate (the classes are final once inference is done)
+    known_kinds: dict = field(default_factory=dict, repr=False, compare=False)
 
     def find(self, slot: tuple) -> tuple:
         while self.parent.get(slot, slot) != slot:
@@ -55,9 +58,11 @@ class TypeInfo:
     def kind(self, slot: tuple | None) -> str:
         if slot is None:
             return DATA
-        if slot == _SELF_PID:
-            return PID
-        return self.kind_of_root.get(self.find(slot), DATA)
+        kind = self.known_kinds.get(slot)
+        if kind is None:
+            kind = PID if slot == _SELF_PID else self.kind_of_root.get(self.find(slot), DATA)
+            self.known_kinds[slot] = kind
+        return kind
 
     def index_kind(self, array_slot: tuple) -> str:
         # Keyed by the array itself: its elements may be unified with other slots, its index

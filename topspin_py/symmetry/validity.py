@@ -22,15 +22,16 @@ where.
 
 from __future__ import annotations
 
-import dataclasses
+import operator
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from ..errors import SourcePos
 from ..promela import ast
 from ..promela.model import INIT, Model, constant_value
 from ..promela.printer import print_expr
-from .types import CHAN, DATA, PID, TypeInfo, is_pid_constant, uses_pid
+from .types import CHAN, DATA, PID, TypeInfo
 
 _COMMUTATIVE = {"+", "*", "&&", "||", "&", "|", "^", "==", "!="}
 _ASSOCIATIVE = {"+", "*", "&&", "||", "&", "|", "^"}
@@ -49,10 +50,19 @@ class Alpha:
                      tuple(sorted((a, b) for a, b in chans.items() if a != b)))
 
     def pid(self, p: int) -> int:
-        return dict(self.pids).get(p, p)
+        return self._pid_images.get(p, p)
 
     def chan(self, c: int) -> int:
-        return dict(self.chans).get(c, c)
+        return self._chan_images.get(c, c)
+
+    # The mappings as dicts, made once: the checker asks for the image of every pid literal.
+    @cached_property
+    def _pid_images(self) -> dict[int, int]:
+        return dict(self.pids)
+
+    @cached_property
+    def _chan_images(self) -> dict[int, int]:
+        return dict(self.chans)
 
     def is_identity(self) -> bool:
         return not self.pids and not self.chans
@@ -119,7 +129,8 @@ class Checker:
         self.channel_by_name = {c.name: c for c in model.channels if c.owner_pid is None}
         self.global_channel_arrays = {v.name for v in model.globals if isinstance(v.init, ast.ChanInit)}
         self.static_runs = {id(p.node) for p in model.processes if p.node is not None}
-        self.pid_expressions: dict[int, tuple[object, bool]] = {}
+        self.pid_expressions: dict[int, tuple[object, tuple[bool, bool]]] = {}
+        self.expression_kinds: dict[tuple[int, str | None], tuple[object, str]] = {}
         self.terminating = {name for name, p in model.proctypes.items() if can_terminate(p.body)}
         if model.init is not None and can_terminate(model.init.body):
             self.terminating.add(INIT)
@@ -139,6 +150,8 @@ class Checker:
                                and _is_setup(init_body.steps[0].body))
         self.units = [u for u in model.expanded.units
                       if not isinstance(u, (ast.Inline, ast.MtypeDecl, ast.TypeDef, ast.CCode, ast.CState))]
+        # id(node) -> (node, normal form) for the nodes of the program (see _normal)
+        self.normal_forms: dict[int, tuple[object, str]] = {}
         self.original = [self.normal_unit(u, None) for u in self.units]
 
     # ------------------------------------------------------------------ the check
@@ -228,14 +241,20 @@ class Checker:
         """
         regions = []
         tokenizer = Tokenizer()
+        # The tokenized units share their unchanged subtrees with the program, whose normal
+        # forms are known; a region is normalised once, then once per token along the path
+        # to that token only.
+        known = dict(self.normal_forms)
         for number, unit in enumerate(self.units):
             try:
                 tokenized = self.tokenize(unit, tokenizer)
             except _Invalid:
                 continue  # the same for every point: contributes nothing
-            for region, tokens in _regions(tokenized):
-                incidences = [(token.point, _normal(region, token)) for token in tokens]
-                regions.append(((number, _normal(region)), incidences))
+            for region, tokens, paths in _regions(tokenized):
+                shape = _normal(region, known=known, remember=True)
+                incidences = [(token.point, _normal(region, token, known=known, fresh=paths[token]))
+                              for token in tokens]
+                regions.append(((number, shape), incidences))
         return regions
 
     def tokenize(self, unit, tokenizer: Tokenizer):
@@ -249,20 +268,26 @@ class Checker:
             # The set-up statements are a set (see _normal_init): written as the options of an
             # `if`, each is a region of its own.
             setup = ast.If(options=[ast.Sequence(steps=[s]) for s in body.steps[0].body.steps])
-            return dataclasses.replace(body, steps=[setup] + body.steps[1:])
+            return ast.replace(body, steps=[setup] + body.steps[1:])
         return body
 
     # ------------------------------------------------------------------ normal forms
     def normal_unit(self, unit, alpha: Alpha | None) -> str:
+        """The normal form of ``unit`` with alpha applied.  Subtrees that alpha leaves alone
+        are the program's own nodes, whose normal forms are computed once, with alpha None."""
+
+        def normal(node) -> str:
+            return _normal(node, known=self.normal_forms, remember=alpha is None)
+
         owner = INIT if isinstance(unit, ast.Init) else unit.name if isinstance(unit, ast.Proctype) else None
         if isinstance(unit, ast.Decl):
-            return _normal(self.decl(unit, None, alpha))
+            return normal(self.decl(unit, None, alpha))
         if isinstance(unit, ast.Ltl):
-            return "ltl:" + _normal(self.expr(unit.formula, None, DATA, alpha)) if unit.formula is not None else unit.text
+            return "ltl:" + normal(self.expr(unit.formula, None, DATA, alpha)) if unit.formula is not None else unit.text
         body = self.stmt(unit.body, owner, alpha)
         if isinstance(unit, ast.Init):
-            return "Init:" + _normal_init(body, self.init_setup)
-        return type(unit).__name__ + ":" + _normal(dataclasses.replace(unit, body=body))
+            return "Init:" + _normal_init(body, self.init_setup, normal)
+        return type(unit).__name__ + ":" + normal(_rebuilt(unit, body=body))
 
     def decl(self, decl, owner, alpha):
         new_vars = []
@@ -271,14 +296,15 @@ class Checker:
             init = var.init
             if init is not None and not isinstance(init, ast.ChanInit):
                 init = self.expr(init, owner, self.types.kind(slot), alpha)
-            new_vars.append(dataclasses.replace(var, init=init))
-        return dataclasses.replace(decl, vars=new_vars)
+            new_vars.append(_rebuilt(var, init=init))
+        return _rebuilt(decl, vars=new_vars)
 
     # ------------------------------------------------------------------ applying alpha
     def stmt(self, node, owner, alpha):
         """``node`` with alpha applied (alpha None: only the masking of static runs)."""
         if isinstance(node, ast.Sequence):
-            return dataclasses.replace(node, steps=[self.stmt(s, owner, alpha) for s in node.steps])
+            steps = [self.stmt(s, owner, alpha) for s in node.steps]
+            return node if _same_items(steps, node.steps) else ast.replace(node, steps=steps)
         if isinstance(node, ast.Decl):
             return self.decl(node, owner, alpha)
         if isinstance(node, ast.Assign):
@@ -288,20 +314,24 @@ class Checker:
                 value = ast.Const(value="static-run")
             else:
                 value = self.expr(value, owner, kind, alpha)
-            return dataclasses.replace(node, target=self.expr(node.target, owner, kind, alpha), value=value)
+            target = self.expr(node.target, owner, kind, alpha)
+            if target is node.target and value is node.value:
+                return node
+            return ast.replace(node, target=target, value=value)
         if isinstance(node, ast.ExprStmt):
             if isinstance(node.expr, ast.Run) and id(node.expr) in self.static_runs:
                 return ast.ExprStmt(expr=ast.Const(value="static-run"))
-            return dataclasses.replace(node, expr=self.expr(node.expr, owner, DATA, alpha))
+            expr = self.expr(node.expr, owner, DATA, alpha)
+            return node if expr is node.expr else ast.replace(node, expr=expr)
         if isinstance(node, (ast.Send, ast.Receive)):
             if isinstance(node, ast.Send) and node.sorted and isinstance(alpha, Alpha):
                 self.check_sorted_send(node, owner)
-            return dataclasses.replace(node, chan=self.expr(node.chan, owner, CHAN, alpha),
-                                       args=self.message_args(node.chan, node.args, owner, alpha))
+            return _rebuilt(node, chan=self.expr(node.chan, owner, CHAN, alpha),
+                            args=self.message_args(node.chan, node.args, owner, alpha))
         if isinstance(node, (ast.Printf, ast.Printm)):
             return node  # output only, not part of the state
         if isinstance(node, ast.Assert):
-            return dataclasses.replace(node, expr=self.expr(node.expr, owner, DATA, alpha))
+            return _rebuilt(node, expr=self.expr(node.expr, owner, DATA, alpha))
         changes = {}
         for name in node.field_names:
             value = getattr(node, name)
@@ -309,7 +339,7 @@ class Checker:
                 changes[name] = self.child(value, owner, alpha)
             elif isinstance(value, list):
                 changes[name] = [self.child(v, owner, alpha) if isinstance(v, ast.Node) else v for v in value]
-        return dataclasses.replace(node, **changes) if changes else node
+        return _rebuilt(node, **changes)
 
     def child(self, node, owner, alpha):
         if isinstance(node, ast.STATEMENTS) or isinstance(node, ast.Sequence):
@@ -332,7 +362,7 @@ class Checker:
         for i, arg in enumerate(args):
             kind = self.types.kind(("msg", chan_slot, i)) if chan_slot is not None else DATA
             if isinstance(arg, ast.Eval):
-                result.append(dataclasses.replace(arg, expr=self.expr(arg.expr, owner, kind, alpha)))
+                result.append(_rebuilt(arg, expr=self.expr(arg.expr, owner, kind, alpha)))
             else:
                 result.append(self.expr(arg, owner, kind, alpha))
         return result
@@ -343,7 +373,7 @@ class Checker:
             return e
         if isinstance(e, ast.Const):
             if context == PID and e.value in self.pids:
-                return dataclasses.replace(e, value=alpha.pid(e.value))
+                return _rebuilt(e, value=alpha.pid(e.value))
             return e
         if isinstance(alpha, Tokenizer) and self.pid_computed(e) \
                 and not isinstance(e, ast.VarRef) and not (isinstance(e, ast.BinOp) and e.op in ("==", "!=")):
@@ -356,22 +386,25 @@ class Checker:
                 # so the literal is renamed (the seed's pid context).
                 kinds = {self.kind_of(e.left, owner), self.kind_of(e.right, owner)}
                 side = PID if PID in kinds else CHAN if CHAN in kinds else DATA
-                return dataclasses.replace(e, left=self.expr(e.left, owner, side, alpha),
-                                           right=self.expr(e.right, owner, side, alpha))
-            if self.pid_computed(e) and owner is not None:
+            elif self.pid_computed(e) and owner is not None:
                 self.check_pid_expression(e, owner, context, alpha)
                 return e
-            return dataclasses.replace(e, left=self.expr(e.left, owner, DATA, alpha),
-                                       right=self.expr(e.right, owner, DATA, alpha))
+            else:
+                side = DATA
+            left = self.expr(e.left, owner, side, alpha)
+            right = self.expr(e.right, owner, side, alpha)
+            if left is e.left and right is e.right:
+                return e
+            return ast.replace(e, left=left, right=right)
         if isinstance(e, ast.UnOp):
             if self.pid_computed(e) and owner is not None:
                 self.check_pid_expression(e, owner, context, alpha)
                 return e
-            return dataclasses.replace(e, operand=self.expr(e.operand, owner, DATA, alpha))
+            return _rebuilt(e, operand=self.expr(e.operand, owner, DATA, alpha))
         if isinstance(e, ast.CondExpr):
-            return dataclasses.replace(e, cond=self.expr(e.cond, owner, DATA, alpha),
-                                       then=self.expr(e.then, owner, context, alpha),
-                                       other=self.expr(e.other, owner, context, alpha))
+            return _rebuilt(e, cond=self.expr(e.cond, owner, DATA, alpha),
+                            then=self.expr(e.then, owner, context, alpha),
+                            other=self.expr(e.other, owner, context, alpha))
         if isinstance(e, (ast.RemoteLabel, ast.RemoteVar)):
             changes = {"index": self.expr(e.index, owner, PID, alpha)}
             if e.index is None and len(self.instances.get(e.proctype, [])) > 1 and not isinstance(alpha, Tokenizer):
@@ -382,25 +415,25 @@ class Checker:
             if isinstance(e, ast.RemoteVar):
                 slot = self.resolve.slot(e, None)
                 changes["var"] = self.varref(e.var, e.proctype, self.types.kind(slot), alpha)
-            return dataclasses.replace(e, **changes)
+            return _rebuilt(e, **changes)
         if isinstance(e, ast.Builtin):
             kinds = [PID] if e.fn in ("enabled", "pc_value", "get_priority", "set_priority") else [DATA]
             args = [self.expr(a, owner, kinds[0] if i == 0 else DATA, alpha) for i, a in enumerate(e.args)]
-            return dataclasses.replace(e, args=args)
+            return _rebuilt(e, args=args)
         if isinstance(e, ast.ChanFn):
-            return dataclasses.replace(e, chan=self.expr(e.chan, owner, CHAN, alpha))
+            return _rebuilt(e, chan=self.expr(e.chan, owner, CHAN, alpha))
         if isinstance(e, ast.Poll):
-            return dataclasses.replace(e, chan=self.expr(e.chan, owner, CHAN, alpha),
-                                       args=self.message_args(e.chan, e.args, owner, alpha))
+            return _rebuilt(e, chan=self.expr(e.chan, owner, CHAN, alpha),
+                            args=self.message_args(e.chan, e.args, owner, alpha))
         if isinstance(e, ast.Run):
             params = [v for v in self.model.locals.get(e.proctype, []) if v.is_param]
             args = [self.expr(a, owner, self.types.kind(("local", e.proctype, p.name)), alpha)
                     for a, p in zip(e.args, params)]
-            return dataclasses.replace(e, args=args)
+            return _rebuilt(e, args=args)
         if isinstance(e, (ast.LtlUnary, ast.LtlBinary)):
-            changes = {f.name: self.expr(getattr(e, f.name), owner, DATA, alpha)
-                       for f in dataclasses.fields(e) if isinstance(getattr(e, f.name), ast.Node)}
-            return dataclasses.replace(e, **changes)
+            changes = {name: self.expr(getattr(e, name), owner, DATA, alpha)
+                       for name in e.field_names if isinstance(getattr(e, name), ast.Node)}
+            return _rebuilt(e, **changes)
         if isinstance(e, ast.CExpr) and not isinstance(alpha, Tokenizer):
             raise _Invalid(Rejection("embedded C (c_expr) cannot be checked for symmetry", e.pos))
         return e
@@ -420,12 +453,14 @@ class Checker:
         field = ref.field
         if field is not None:
             field = self.field_ref(field, alpha)
-        return dataclasses.replace(ref, index=index, field=field)
+        if index is ref.index and field is ref.field:
+            return ref
+        return ast.replace(ref, index=index, field=field)
 
     def field_ref(self, ref, alpha):
         index = self.expr(ref.index, None, DATA, alpha) if ref.index is not None else None
-        return dataclasses.replace(ref, index=index,
-                                   field=self.field_ref(ref.field, alpha) if ref.field is not None else None)
+        return _rebuilt(ref, index=index,
+                        field=self.field_ref(ref.field, alpha) if ref.field is not None else None)
 
     def channel_ref(self, ref, owner, alpha):
         if ref.index is None:
@@ -437,7 +472,7 @@ class Checker:
                 if not isinstance(alpha, Tokenizer) and any(alpha.chan(c.id) != c.id for c in members):
                     raise _Invalid(Rejection(f"channel array '{ref.name}' is indexed by a computed "
                                              "value, so its channels cannot be permuted", ref.pos))
-                return dataclasses.replace(ref, index=self.expr(ref.index, owner, DATA, alpha))
+                return _rebuilt(ref, index=self.expr(ref.index, owner, DATA, alpha))
             name = f"{ref.name}[{value}]"
         chan = self.channel_by_name.get(name)
         if chan is None:
@@ -448,6 +483,15 @@ class Checker:
         return _ref_from_name(target.name, ref.pos)
 
     def kind_of(self, e, owner) -> str:
+        """The kind of the value of ``e`` (a node of the program), cached per node and owner:
+        comparisons ask for it once per candidate."""
+        key = (id(e), owner)
+        cached = self.expression_kinds.get(key)
+        if cached is None or cached[0] is not e:
+            cached = self.expression_kinds[key] = (e, self._kind_of(e, owner))
+        return cached[1]
+
+    def _kind_of(self, e, owner) -> str:
         if isinstance(e, (ast.VarRef, ast.RemoteVar)):
             if isinstance(e, ast.VarRef) and e.name in self.global_channel_arrays and self.resolve.variable(e.name, owner)[0] is not None \
                     and self.resolve.variable(e.name, owner)[0].owner is None:
@@ -463,12 +507,28 @@ class Checker:
         return DATA
 
     def pid_computed(self, e) -> bool:
-        """Whether ``e`` is computed from ``_pid`` and constants alone (``1 - _pid``), cached
-        per node: the checker asks for every expression of every candidate."""
+        """Whether ``e`` is computed from ``_pid`` and constants alone (``1 - _pid``): types.py's
+        uses_pid and is_pid_constant, cached per node (the checker asks for every expression
+        of every candidate) and found from the children's answers, not by a walk per node."""
+        uses, constant = self._pid_shape(e)
+        return uses and constant
+
+    def _pid_shape(self, e) -> tuple[bool, bool]:
+        """(uses_pid(e), is_pid_constant(e))"""
         cached = self.pid_expressions.get(id(e))
-        if cached is None or cached[0] is not e:
-            cached = self.pid_expressions[id(e)] = (e, uses_pid(e) and is_pid_constant(e))
-        return cached[1]
+        if cached is not None and cached[0] is e:
+            return cached[1]
+        if isinstance(e, ast.VarRef) and e.name == "_pid":
+            uses, constant = True, e.index is None
+        else:
+            uses = False
+            constant = isinstance(e, (ast.Const, ast.BinOp, ast.UnOp, ast.CondExpr))
+        for child in e.children():
+            child_uses, child_constant = self._pid_shape(child)
+            uses = uses or child_uses
+            constant = constant and child_constant
+        self.pid_expressions[id(e)] = (e, (uses, constant))
+        return uses, constant
 
     def check_pid_expression(self, e, owner, context, alpha) -> None:
         """An expression of ``_pid`` and constants, evaluated for every process of ``owner``:
@@ -514,6 +574,24 @@ def _describe(unit) -> str:
     return "declaration"
 
 
+def _same_items(new: list, old: list) -> bool:
+    return len(new) == len(old) and all(map(operator.is_, new, old))
+
+
+def _rebuilt(node, **changes):
+    """``node`` with the given fields changed, or ``node`` itself when every new value is the
+    old one (a list: item by item): alpha leaves most of a program alone, and the program's
+    own nodes have known normal forms (Checker.normal_forms)."""
+    for name, value in changes.items():
+        old = getattr(node, name)
+        if value is old:
+            continue
+        if type(value) is list and type(old) is list and _same_items(value, old):
+            continue
+        return ast.replace(node, **changes)
+    return node
+
+
 def _ref_from_name(name: str, pos) -> ast.VarRef:
     match = re.fullmatch(r"(\w+)(?:\[(\d+)\])?", name)
     index = ast.Const(value=int(match.group(2))) if match.group(2) is not None else None
@@ -523,27 +601,53 @@ def _ref_from_name(name: str, pos) -> ast.VarRef:
 
 # ---------------------------------------------------------------------- normal form
 
-def _normal(node, marked: Token | None = None) -> str:
+def _normal(node, marked: Token | None = None, known: dict | None = None, remember: bool = False,
+            fresh: frozenset = frozenset()) -> str:
     """A string that is equal for programs equal up to the order of if/do options and of the
-    operands of commutative operators.  Tokens are written '@' (the ``marked`` one) or '*'."""
+    operands of commutative operators.  Tokens are written '@' (the ``marked`` one) or '*'.
+
+    ``known`` maps id(node) to (node, its normal form) for nodes seen before, and
+    ``remember`` adds the nodes normalised now.  A node keeps its entry only as long as it is
+    the same object (the entry holds it, so its id is not reused), and a node's text does not
+    depend on ``marked`` unless the marked token lies below it: the ids in ``fresh``, the
+    path down to that token, are computed anew.
+    """
+    return _text(node, marked, known, remember, fresh)
+
+
+def _text(node, marked, known, remember, fresh) -> str:
+    """_normal's recursion (a module function, not a closure: a closure that calls itself
+    is a reference cycle, left to the garbage collector after every call)."""
     if node is None:
         return "-"
-    if isinstance(node, list):
-        return "[" + ",".join(_normal(n, marked) for n in node) + "]"
-    if isinstance(node, Token):
+    cls = type(node)
+    if cls is list:
+        return "[" + ",".join([_text(n, marked, known, remember, fresh) for n in node]) + "]"
+    if cls is Token:
         return "@" if node is marked else "*"
     if not isinstance(node, ast.Node):
         return repr(node)
-    if isinstance(node, (ast.If, ast.Do)):
-        return type(node).__name__ + "{" + "|".join(sorted(_normal(o, marked) for o in node.options)) + "}"
-    if isinstance(node, ast.BinOp) and node.op in _COMMUTATIVE:
+    key = id(node)
+    if known is not None and key not in fresh:
+        entry = known.get(key)
+        if entry is not None and entry[0] is node:
+            return entry[1]
+    if cls is ast.If or cls is ast.Do:
+        options = [_text(o, marked, known, remember, fresh) for o in node.options]
+        result = cls.__name__ + "{" + "|".join(sorted(options)) + "}"
+    elif cls is ast.BinOp and node.op in _COMMUTATIVE:
         operands = _flatten(node) if node.op in _ASSOCIATIVE else [node.left, node.right]
-        return f"({node.op} " + " ".join(sorted(_normal(o, marked) for o in operands)) + ")"
-    parts = [_normal(getattr(node, name), marked) for name in node.field_names]
-    return type(node).__name__ + "(" + ",".join(parts) + ")"
+        texts = [_text(o, marked, known, remember, fresh) for o in operands]
+        result = f"({node.op} " + " ".join(sorted(texts)) + ")"
+    else:
+        parts = [_text(getattr(node, name), marked, known, remember, fresh) for name in node.field_names]
+        result = cls.__name__ + "(" + ",".join(parts) + ")"
+    if remember and key not in fresh:
+        known[key] = (node, result)
+    return result
 
 
-def _normal_init(body: ast.Sequence, has_setup: bool) -> str:
+def _normal_init(body: ast.Sequence, has_setup: bool, normal=_normal) -> str:
     """The normal form of init's body.  Its leading set-up block, an atomic or d_step holding
     only runs and constant assignments to distinct constant locations, is a set: the block
     cannot block or be interleaved, its intermediate states lie on one path from the initial
@@ -552,9 +656,9 @@ def _normal_init(body: ast.Sequence, has_setup: bool) -> str:
     steps = list(body.steps)
     head = steps[0] if steps else None
     if has_setup:
-        block = "Setup{" + "|".join(sorted(_normal(s) for s in head.body.steps)) + "}"
-        return block + ";" + _normal(steps[1:])
-    return _normal(body)
+        block = "Setup{" + "|".join(sorted(normal(s) for s in head.body.steps)) + "}"
+        return block + ";" + normal(steps[1:])
+    return normal(body)
 
 
 def _is_setup(body: ast.Sequence) -> bool:
@@ -576,23 +680,29 @@ def _is_setup(body: ast.Sequence) -> bool:
     return True
 
 
-def _regions(node) -> list[tuple[object, list[Token]]]:
+def _regions(node) -> list[tuple[object, list[Token], dict[Token, frozenset[int]]]]:
     """The tokens of ``node`` grouped by region: the innermost if/do option around each
-    token, or ``node`` itself for tokens outside every option."""
-    regions: dict[int, tuple[object, list[Token]]] = {}
-
-    def walk(n, region) -> None:
-        if isinstance(n, Token):
-            regions.setdefault(id(region), (region, []))[1].append(n)
-        elif isinstance(n, (ast.If, ast.Do)):
-            for option in n.options:
-                walk(option, option)
-        elif isinstance(n, ast.Node):
-            for child in _child_values(n):
-                walk(child, region)
-
-    walk(node, node)
+    token, or ``node`` itself for tokens outside every option; with each token, the ids of
+    the nodes on the path from ``node`` down to it."""
+    regions: dict[int, tuple[object, list[Token], dict]] = {}
+    _find_regions(node, node, [], regions)
     return list(regions.values())
+
+
+def _find_regions(n, region, path: list[int], regions: dict) -> None:
+    if isinstance(n, Token):
+        entry = regions.setdefault(id(region), (region, [], {}))
+        entry[1].append(n)
+        entry[2][n] = frozenset(path)
+    elif isinstance(n, ast.Node):
+        path.append(id(n))
+        if isinstance(n, (ast.If, ast.Do)):
+            for option in n.options:
+                _find_regions(option, option, path, regions)
+        else:
+            for child in _child_values(n):
+                _find_regions(child, region, path, regions)
+        path.pop()
 
 
 def _child_values(node):
