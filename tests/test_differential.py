@@ -1,0 +1,169 @@
+"""Differential tests: every model we have, plain SPIN against every registered strategy
+(issue 5).  The checks are those of tests/differential.py: the same verdict and kind of first
+error; exact strategies store the orbit oracle's count where the oracle runs, never more than
+plain SPIN, and all the same; a trivial group falls back to plain SPIN's numbers.
+
+Which runs
+----------
+* tests/models/*.pml: every ``expect:`` run of every model that verifies (tests/models/bad/ is
+  refused by the front end and has no verdict).  Only a group that is not trivial gives
+  reduction something to do, and for most of these models the group is trivial (one process,
+  processes run with different arguments, pids in arithmetic, embedded C, a claim naming a
+  process...).  A trivial group makes every strategy run plain SPIN's own pipeline, which
+  costs a gcc -O2 build per strategy and tells nothing new, so those runs are skipped with the
+  reason, except FALLBACK_SAMPLE, which checks the fallback on an invalid end state, an
+  acceptance cycle and a clean model.  (The runs with ``-f`` are refused with any strategy:
+  test_verify covers that.)
+* the shared corpus: every model, with the flags chosen per model in CORPUS_RUNS.  The orbit
+  oracle runs where plain SPIN stores at most ORACLE_MAX_STATES states under -DNOREDUCE and
+  the group is small enough for Python to enumerate per orbit; the models that
+  test_oracles.py already counts under -DNOREDUCE run here with partial order reduction
+  instead, which nothing else combines with symmetry reduction on real models.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from conftest import MODELS
+from differential import check_against_plain, group_in_force, orbit_count, verify_every_way
+from modelgen import HeaderError, read_header
+
+ORACLE_MAX_STATES = 100_000
+ORACLE_MAX_ORDER = 1_000  # count_orbits applies every element to one state of each orbit
+
+
+# ------------------------------------------------------------------------------ tests/models
+@dataclass(frozen=True)
+class ModelRun:
+    path: Path
+    index: int               # which expect: line of the header
+    defines: tuple[str, ...]  # the header's flags and defines, as verify takes them (no -D)
+    pan_args: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        return f"{self.path.stem}[{self.index}]"
+
+
+def _model_runs() -> list[ModelRun]:
+    runs = []
+    for path in sorted(MODELS.glob("*.pml")):
+        try:
+            header = read_header(path)
+        except HeaderError:
+            continue  # test_models.py reports broken headers
+        if header.error is not None:
+            continue  # refused by the front end: no verdict to compare
+        for index, run in enumerate(header.runs):
+            words = (*run.flags, *run.defines)
+            assert all(w.startswith("-D") for w in words), f"{path.name}: {words}"
+            runs.append(ModelRun(path, index, tuple(w[2:] for w in words), run.pan))
+    return runs
+
+
+MODEL_RUNS = _model_runs()
+# Trivial groups on which the fallback to plain SPIN is checked anyway: a deadlock (invalid end
+# state), an acceptance cycle under -a, and a clean model whose processes get different
+# arguments.
+FALLBACK_SAMPLE = {"deadlock[0]", "accept[2]", "procs[0]"}
+
+
+def test_model_runs_are_found():
+    assert len(MODEL_RUNS) >= 30
+    assert FALLBACK_SAMPLE <= {run.id for run in MODEL_RUNS}
+
+
+@pytest.mark.parametrize("model_run", MODEL_RUNS, ids=lambda r: r.id)
+def test_own_model(model_run: ModelRun, tmp_path: Path):
+    group = group_in_force(model_run.path, model_run.defines, model_run.pan_args)
+    if group.order == 1 and model_run.id not in FALLBACK_SAMPLE:
+        pytest.skip("trivial group: every strategy runs plain SPIN (checked on FALLBACK_SAMPLE)")
+    comparison = verify_every_way(model_run.path, model_run.defines, model_run.pan_args)
+    assert comparison.group_order == group.order
+    orbits = None
+    if group.order > 1 and not comparison.plain.errors:
+        orbits = orbit_count(comparison, tmp_path / "oracle")
+    check_against_plain(comparison, orbits)
+
+
+def test_own_models_with_symmetry_are_tested():
+    """ltl.pml's mutual-exclusion claim keeps the swap of its two users; were its group trivial,
+    test_own_model would test nothing but fallbacks on our own models."""
+    ltl = next(r for r in MODEL_RUNS if r.id == "ltl[0]")
+    assert ltl.pan_args == ("-a", "-N", "safe")
+    assert group_in_force(ltl.path, ltl.defines, ltl.pan_args).order == 2
+
+
+# ------------------------------------------------------------------------------ the corpus
+POR = ()                         # partial order reduction on, pan's default
+NOREDUCE = ("NOREDUCE",)
+
+
+@dataclass(frozen=True)
+class CorpusRun:
+    model: str                   # path in the shared corpus
+    defines: tuple[str, ...]
+    pan_args: tuple[str, ...]
+    oracle: bool                 # count orbits (plain count <= ORACLE_MAX_STATES, small group)
+    why: str                     # why these flags, and why (not) the oracle
+    has_error: bool = False      # shared/corpus/README.md: hajek.pml's assertion violation
+
+    @property
+    def id(self) -> str:
+        return f"{self.model}{'-' + '-'.join(self.pan_args) if self.pan_args else ''}" \
+               f"{'-NOREDUCE' if 'NOREDUCE' in self.defines else '-POR'}"
+
+
+COVERED = "test_oracles counts its orbits under -DNOREDUCE; here with partial order reduction"
+CORPUS_RUNS = [
+    CorpusRun("topspin/mutex5.p", POR, (), False, COVERED),
+    CorpusRun("topspin/peterson3.p", POR, (), False, COVERED),
+    CorpusRun("topspin/peterson4.p", POR, ("-m100000",), False, COVERED),
+    CorpusRun("topspin/petersonnoatomic/3.p", POR, ("-m100000",), False, COVERED),
+    CorpusRun("topspin/email3.p", POR, ("-m100000",), False, COVERED),
+    CorpusRun("spin-examples/peterson.pml", POR, (), False, COVERED),
+    CorpusRun("spin-examples/manna_pnueli.pml", POR, (), False, COVERED),
+    CorpusRun("topspin/email4.p", NOREDUCE, ("-m1000000",), False,
+              "852,641 states, POR saves nothing; too many for the oracle"),
+    CorpusRun("topspin/2s3cs.p", NOREDUCE, ("-m100000",), False,
+              "103,105 states, just over the oracle's limit (test_reduction has its published 2,656)"),
+    CorpusRun("topspin/loadbalancer.p", NOREDUCE, ("-m100000",), False,
+              "200,850 states; test_reduction runs it with POR, as published"),
+    CorpusRun("topspin/resall-5-5.p", NOREDUCE, ("-m100000",), False,
+              "21,505 states, but |G| = 14,400 images per orbit take the oracle a minute"),
+    CorpusRun("topspin/3d.p", NOREDUCE, ("-m100000",), True, "15,409 states, |G| = 8"),
+    CorpusRun("topspin/ring.p", NOREDUCE, (), True, "1,190 states, |G| = 3"),
+    CorpusRun("spin-examples/hajek.pml", NOREDUCE, (), False,
+              "the assertion violation at depth 58 must survive reduction: verdicts only",
+              has_error=True),
+    CorpusRun("spin-examples/hajek.pml", NOREDUCE, ("-A",), True,
+              "assertions off: the whole 45,857 states, to count its orbits"),
+    CorpusRun("spin-examples/leader.pml", POR, (), False,
+              "1,975,050 states under -DNOREDUCE, 12,057 with POR; its group is trivial"),
+]
+
+
+def test_every_corpus_model_has_a_run(corpus):
+    models = {str(p.relative_to(corpus)) for p in corpus.rglob("*") if p.suffix in (".p", ".pml")}
+    assert models == {run.model for run in CORPUS_RUNS}
+
+
+@pytest.mark.parametrize("corpus_run", CORPUS_RUNS, ids=lambda r: r.id)
+def test_corpus_model(corpus, corpus_run: CorpusRun, tmp_path: Path):
+    path = corpus / corpus_run.model
+    group = group_in_force(path, corpus_run.defines, corpus_run.pan_args)
+    if group.order == 1:
+        pytest.skip(f"trivial group: every strategy runs plain SPIN ({corpus_run.why})")
+    comparison = verify_every_way(path, corpus_run.defines, corpus_run.pan_args)
+    assert comparison.group_order == group.order
+    assert bool(comparison.plain.errors) == corpus_run.has_error, comparison.describe()
+    orbits = None
+    if corpus_run.oracle:
+        assert "NOREDUCE" in corpus_run.defines and not comparison.plain.errors
+        assert comparison.plain.states_stored <= ORACLE_MAX_STATES and group.order <= ORACLE_MAX_ORDER
+        orbits = orbit_count(comparison, tmp_path / "oracle")
+    check_against_plain(comparison, orbits)
