@@ -13,7 +13,8 @@ to a small example.
 What is generated
 -----------------
 N copies of one proctype (``run`` from ``init``, or ``active [N]``) loop forever over guarded
-commands, each one ``atomic`` or ``d_step`` sequence, on shared globals:
+commands on shared globals; in a model, every command is an ``atomic`` sequence, or every one
+a ``d_step``, or every one plain statements that the other copies interleave with:
 
 * ``byte st[]``: each copy's local state, indexed by ``_pid``, and also written through pid
   values held in ``owner`` or ``who`` (``st[owner] = 0``);
@@ -27,9 +28,9 @@ A copy's life is a cycle through its local states made of *phases* (:data:`PHASE
 section, a racy one, a bounded resource, a notification, a request served later), plus up to
 two extra commands between any two local states.  A command that waits for something comes
 after the one that provides it, so that models run for a while before they block, if they do.
-Every copy is at its loop head or inside one sequence, so the state space is bounded by the
-product of small data domains (:meth:`ModelSpec.state_bound`), which keeps pan's count at most
-about 10^4.  Some models violate ``assert(owner == _pid)`` (the racy section) or deadlock, so
+The state space is bounded by the product of small data domains and of the places a copy can
+be inside a command (:meth:`ModelSpec.state_bound`); keeping that bound small (with fewer
+copies if need be) keeps pan's count at most about 10^4.  Some models violate ``assert(owner == _pid)`` (the racy section) or deadlock, so
 verdicts are compared as well as counts; an optional ``end:`` label on the loop makes blocking
 at the loop head a valid end state.
 
@@ -133,6 +134,12 @@ NAMED_ASSERT = "named_assert"    # one command also asserts st[K] != v
 ASYMMETRY_KINDS = (PID_GUARD, INITIAL_SLOT, INITIAL_OWNER, ARGUMENT, NAMED_ASSERT)
 RUN_STYLE_ONLY = (INITIAL_SLOT, ARGUMENT)
 
+# How a command is written: one atomic sequence (pan stores a state after each statement, but
+# no other copy moves in between), one d_step (a single transition), or plain statements that
+# other copies may interleave with.
+ATOMIC, D_STEP, PLAIN = "atomic", "d_step", "plain"
+SEQUENCES = (ATOMIC, D_STEP, PLAIN)
+
 # Liveness labels, and the search that looks for cycles through (or around) them.
 ACCEPT = "accept"          # pan -a: an acceptance cycle passes accept_here infinitely often
 PROGRESS = "progress"      # -DNP, pan -l: a non-progress cycle never passes progress_here
@@ -174,7 +181,7 @@ class ModelSpec:
     commands: tuple[Command, ...]
     capacity: int                 # of each channel
     end_label: bool               # blocking at the loop head is a valid end state
-    indivisible: bool             # d_step (one transition) rather than atomic commands
+    sequence: str                 # how each command is written: ATOMIC, D_STEP or PLAIN
     asymmetry: Asymmetry | None = None
     liveness: str | None = None   # ACCEPT or PROGRESS: a label in command liveness_command
     liveness_command: int = 0
@@ -225,8 +232,11 @@ class ModelSpec:
             factors.append((n + 1) ** n)
         if self.uses(HEARD_COMMANDS):
             factors.append(2 ** n)   # heard[] marks at most the pid in who
-        if not self.indivisible:
-            factors.append(1 + n * sum(len(c.effects()) for c in self.commands))
+        steps = sum(len(c.effects()) for c in self.commands)
+        if self.sequence == PLAIN:
+            factors.append((1 + steps) ** n)
+        elif self.sequence == ATOMIC:
+            factors.append(1 + n * steps)
         elif self.liveness is not None:
             factors.append(1 + n * len(self.commands[self.liveness_command].effects()))
         return prod(factors) + n + 2
@@ -263,11 +273,17 @@ class ModelSpec:
                     guard.append("k == 0")
                 elif asym.kind == NAMED_ASSERT:
                     effects.insert(0, f"assert(st[{asym.pid}] != {asym.value})")
-            sequence = "d_step" if self.indivisible else "atomic"
+            sequence = self.sequence
+            if sequence == PLAIN and command.kind in COUNTER_COMMANDS:
+                sequence = ATOMIC   # a test and update split apart would let count wrap around
             if self.liveness is not None and self.liveness_command == index:
                 effects[0] = f"{self.liveness}_here: {effects[0]}"
-                sequence = "atomic"
-            lines.append(f"\t:: {sequence} {{ {' && '.join(guard)} -> {'; '.join(effects)} }}")
+                if sequence == D_STEP:
+                    sequence = ATOMIC
+            command_text = f"{' && '.join(guard)} -> {'; '.join(effects)}"
+            if sequence != PLAIN:
+                command_text = f"{sequence} {{ {command_text} }}"
+            lines.append(f"\t:: {command_text}")
         lines += ["\tod", "}", ""]
 
         if self.run_from_init:
@@ -314,7 +330,7 @@ def model_specs(draw, nearly_symmetric: bool | None = None, liveness: bool | Non
                           for kind, a, b, channel in extras))
     capacity = draw(st.integers(1, 2))
     end_label = draw(st.booleans())
-    indivisible = draw(st.booleans())
+    sequence = draw(st.sampled_from(SEQUENCES))
     if liveness is None:
         liveness = draw(st.booleans())
     label = draw(st.sampled_from([ACCEPT, PROGRESS])) if liveness else None
@@ -332,7 +348,7 @@ def model_specs(draw, nearly_symmetric: bool | None = None, liveness: bool | Non
     else:
         run_from_init = draw(st.booleans())
     return _within_bound(ModelSpec(copies, run_from_init, local_states, commands, capacity,
-                                   end_label, indivisible, asymmetry, label, liveness_command))
+                                   end_label, sequence, asymmetry, label, liveness_command))
 
 
 def _within_bound(spec: ModelSpec) -> ModelSpec:

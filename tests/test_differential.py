@@ -12,8 +12,8 @@ Which runs
   process...).  A trivial group makes every strategy run plain SPIN's own pipeline, which
   costs a gcc -O2 build per strategy and tells nothing new, so those runs are skipped with the
   reason, except FALLBACK_SAMPLE, which checks the fallback on an invalid end state, an
-  acceptance cycle and a clean model.  (The runs with ``-f`` are refused with any strategy:
-  test_verify covers that.)
+  acceptance cycle and a clean model.  A run with weak fairness (pan -f) has no reduced
+  verdict to compare: every strategy must refuse it, before it builds anything.
 * the shared corpus: every model, with the flags chosen per model in CORPUS_RUNS.  The orbit
   oracle runs where plain SPIN stores at most ORACLE_MAX_STATES states under -DNOREDUCE and
   the group is small enough for Python to enumerate per orbit; the models that
@@ -29,9 +29,10 @@ from pathlib import Path
 import pytest
 
 from conftest import MODELS
-from differential import check_against_plain, group_in_force, orbit_count, verify_every_way
+from differential import (STRATEGY_NAMES, check_against_plain, group_in_force, orbit_count, run,
+                          verify_every_way)
 from modelgen import HeaderError, read_header
-from topspin_py.errors import TopspinError
+from topspin_py.errors import TopspinError, UsageError
 
 ORACLE_MAX_STATES = 100_000
 ORACLE_MAX_ORDER = 1_000  # count_orbits applies every element to one state of each orbit
@@ -80,6 +81,11 @@ def test_model_runs_are_found():
 
 @pytest.mark.parametrize("model_run", MODEL_RUNS, ids=lambda r: r.id)
 def test_own_model(model_run: ModelRun, tmp_path: Path):
+    if "-f" in model_run.pan_args:
+        for strategy in STRATEGY_NAMES:
+            with pytest.raises(UsageError, match="weak fairness"):
+                run(model_run.path, strategy, model_run.defines, model_run.pan_args)
+        return
     group = group_in_force(model_run.path, model_run.defines, model_run.pan_args)
     if group.order == 1 and model_run.id not in FALLBACK_SAMPLE:
         pytest.skip("trivial group: every strategy runs plain SPIN (checked on FALLBACK_SAMPLE)")
