@@ -19,6 +19,10 @@ Which runs
   the group is small enough for Python to enumerate per orbit; the models that
   test_oracles.py already counts under -DNOREDUCE run here with partial order reduction
   instead, which nothing else combines with symmetry reduction on real models.
+* models written while probing for this issue that showed a product bug or gap, as strict
+  xfails with the numbers in their reasons;
+* the checks themselves, on made-up results: no complete or approximate strategy exists yet,
+  and one registered later must meet its own contract.
 """
 
 from __future__ import annotations
@@ -29,10 +33,13 @@ from pathlib import Path
 import pytest
 
 from conftest import MODELS
-from differential import (STRATEGY_NAMES, check_against_plain, group_in_force, orbit_count, run,
-                          verify_every_way)
+import differential
+from differential import (STRATEGY_NAMES, Comparison, check_against_plain, group_in_force,
+                          orbit_count, run, verify_every_way)
 from modelgen import HeaderError, read_header
+from topspin_py.codegen.render import Strategy
 from topspin_py.errors import TopspinError, UsageError
+from topspin_py.result import Result
 
 ORACLE_MAX_STATES = 100_000
 ORACLE_MAX_ORDER = 1_000  # count_orbits applies every element to one state of each orbit
@@ -247,3 +254,68 @@ def test_copies_started_one_by_one_are_reduced_exactly(tmp_path: Path):
     comparison = verify_every_way(path, NOREDUCE, ())
     assert comparison.group_order == 6
     check_against_plain(comparison, orbit_count(comparison, tmp_path / "oracle"))
+
+
+# ------------------------------------------------------------------------------ the checks
+# Only exact strategies are registered today; these runs of check_against_plain on made-up
+# results show that a complete or approximate strategy registered later is held to its own
+# contract, and that the checks fail when they should.
+def _result(strategy: str, states: int, errors: int = 0, order: int = 6, transitions: int | None = None,
+            message: str = "pan:1: assertion violated (x) (at depth 3)") -> Result:
+    return Result(model="m.pml", strategy=strategy, group_order=order if strategy != "none" else 1,
+                  states_stored=states, states_matched=0,
+                  transitions=states if transitions is None else transitions, atomic_steps=0,
+                  depth=3, errors=errors, complete=not errors, incomplete_reason=None,
+                  approximate=False, elapsed_s=0.0, memory_mb=0.0, trail=None,
+                  error_messages=[message] if errors else [])
+
+
+def _comparison(plain: Result, **reduced: Result) -> Comparison:
+    return Comparison(Path("m.pml"), (), (), plain, reduced, {name: [] for name in reduced})
+
+
+@pytest.fixture
+def registry(monkeypatch):
+    """STRATEGIES with a complete and an approximate strategy besides the exact ones."""
+    strategies = dict(differential.STRATEGIES)
+    strategies["wide"] = Strategy("wide", "complete", "at least one state per orbit")
+    strategies["lossy"] = Strategy("lossy", "approximate", "may lose states")
+    monkeypatch.setattr(differential, "STRATEGIES", strategies)
+    return strategies
+
+
+def test_check_holds_complete_strategies_between_orbits_and_plain(registry):
+    check_against_plain(_comparison(_result("none", 100), wide=_result("wide", 30)), orbits=20)
+    with pytest.raises(AssertionError):
+        check_against_plain(_comparison(_result("none", 100), wide=_result("wide", 19)), orbits=20)
+    with pytest.raises(AssertionError, match="verdicts differ"):
+        check_against_plain(_comparison(_result("none", 100, errors=1), wide=_result("wide", 30)))
+
+
+def test_check_lets_approximate_strategies_miss_errors_only_aloud(registry):
+    plain = _result("none", 100, errors=1)
+    silent = _comparison(plain, lossy=_result("lossy", 10))
+    with pytest.raises(AssertionError, match="silently"):
+        check_against_plain(silent)
+    silent.notes["lossy"].append("hash compaction may have lost states")
+    check_against_plain(silent)
+    with pytest.raises(AssertionError, match="does not"):
+        check_against_plain(_comparison(_result("none", 100), lossy=_result("lossy", 10, errors=1)))
+
+
+def test_check_catches_exact_strategies_that_disagree_or_miss_the_oracle():
+    exact = [name for name, s in differential.STRATEGIES.items() if s.exactness == "exact"]
+    plain = _result("none", 100)
+    with pytest.raises(AssertionError, match="orbit oracle"):
+        check_against_plain(_comparison(plain, **{exact[0]: _result(exact[0], 21)}), orbits=20)
+    if len(exact) > 1:
+        with pytest.raises(AssertionError, match="disagree"):
+            check_against_plain(_comparison(plain, **{exact[0]: _result(exact[0], 20),
+                                                      exact[1]: _result(exact[1], 20, transitions=21)}))
+
+
+def test_check_requires_the_fallback_to_give_plain_numbers():
+    name = next(iter(differential.STRATEGIES))
+    check_against_plain(_comparison(_result("none", 10), **{name: _result("none", 10)}))
+    with pytest.raises(AssertionError, match="fell back"):
+        check_against_plain(_comparison(_result("none", 10), **{name: _result("none", 9)}))
