@@ -12,16 +12,18 @@ draws such models (tests/randommodels.py) and, for each one:
   assertion naming a pid): detection must not permute what the text tells apart;
 * plain SPIN and every registered strategy agree on the verdict and on the kind of the first
   error (tests/differential.py);
-* without partial order reduction and without errors, every exact strategy stores the orbit
-  oracle's count, and every generator that fixes the initial state maps reachable states to
-  reachable states (tests/statespace.py);
+* in a safety search without partial order reduction and without errors, every exact strategy
+  stores the orbit oracle's count, and every generator that fixes the initial state maps
+  reachable states to reachable states (tests/statespace.py);
 * with partial order reduction (a third of the examples), verdicts agree and exact strategies
   store no more than plain SPIN.
 
 Liveness searches have a test of their own: a model with an ``accept_here`` label is searched
 for acceptance cycles (pan -a), one with a ``progress_here`` label for non-progress cycles
 (-DNP, pan -l).  Most of them find a cycle, so they mostly compare verdicts, which is why they
-do not share examples with the safety searches, which feed the orbit oracle.
+do not share examples with the safety searches, which feed the orbit oracle.  The oracle does
+not count liveness searches: pan's nested search dumps the states of its second pass too
+(``884 states, stored (1255 visited)``: 1,255 records), which explore() rightly refuses.
 
 A trivial group (a model whose asymmetry leaves nothing to permute, or an ``active`` model
 whose local ``pid`` variable pins pid 0) is run with plain SPIN and one strategy only: every
@@ -108,7 +110,7 @@ def check_model(spec: ModelSpec, partial_order: bool, workdir: Path) -> None:
     event(f"search: {' '.join((*defines, *pan_args))}")
 
     orbits = None
-    if group.order > 1 and not partial_order and not comparison.plain.errors:
+    if group.order > 1 and spec.liveness is None and not partial_order and not comparison.plain.errors:
         space, oracle_group = explore_plain(comparison, workdir / "oracle")
         elements = [oracle_group.alpha(g) for g in oracle_group.perm_group.generate()]
         orbits = count_orbits(space, elements).count
