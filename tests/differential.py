@@ -97,6 +97,7 @@ class Comparison:
 
 def run(path: Path, strategy: str, defines: Sequence[str], pan_args: Sequence[str],
         notes: list[str] | None = None) -> Result:
+    """verify with these options, keeping no trail (pan's trail stays in its temp directory)."""
     return verify(path, VerifyOptions(strategy=strategy, defines=tuple(defines),
                                       pan_args=tuple(pan_args), save_trails=False,
                                       on_note=None if notes is None else notes.append))
@@ -115,8 +116,8 @@ def verify_every_way(path: Path, defines: Sequence[str] = (), pan_args: Sequence
         raise AssertionError("\n".join(failures))
     (plain, _, _), *rest = outcomes
     reduced = {name: result for name, (result, _, _) in zip(strategies, rest)}
-    notes = {name: notes for name, (_, notes, _) in zip(strategies, rest)}
-    return Comparison(Path(path), tuple(defines), tuple(pan_args), plain, reduced, notes)
+    noted = {name: strategy_notes for name, (_, strategy_notes, _) in zip(strategies, rest)}
+    return Comparison(Path(path), tuple(defines), tuple(pan_args), plain, reduced, noted)
 
 
 def _verify_in_worker(job) -> tuple[Result | None, list[str], str | None]:
