@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from topspin_py.errors import PreprocessorError, PromelaSyntaxError
+from topspin_py.errors import ModelError, PreprocessorError, PromelaSyntaxError
 from topspin_py.promela import ast, build_model, load_model, parse_file, parse_text, print_spec
 from topspin_py.promela.printer import print_expr
 from topspin_py.promela.model import INIT
@@ -67,6 +67,26 @@ def test_preprocessor_error_has_a_position(tmp_path):
         parse_file(path)
     assert info.value.pos.line == 2
     assert "missing.h" in info.value.message
+
+
+@pytest.mark.parametrize("statement, column", [
+    ("_pid = 1", 2), ("_pid++", 2), ("_nr_pr = 2", 2), ("q?_pid", 4), ("q?1, _last", 7),
+    ("for (_pid : 0 .. 1) { skip }", 7), ("select (_pid : 0 .. 1)", 10),
+])
+def test_writes_to_variables_spin_maintains_are_refused(tmp_path, statement, column):
+    # spin -a refuses the assignments; it compiles a receive into _pid into a change of the
+    # process's own pid, which the symmetry analysis must never see as the process's identity.
+    path = write(tmp_path, f"chan q = [1] of {{ byte, pid }};\nactive proctype P() {{\n\t{statement}\n}}\n")
+    with pytest.raises(ModelError) as info:
+        load_model(path)
+    assert (info.value.pos.line, info.value.pos.column) == (3, column)
+    assert "read-only variable _" in info.value.message or "read-only variable np_" in info.value.message
+
+
+def test_receive_that_matches_the_own_pid_is_accepted(tmp_path):
+    path = write(tmp_path, "chan q = [1] of { pid };\nactive proctype P() {\n\tq!_pid; q?eval(_pid); q!_pid; q?_\n}\n")
+    assert pan_errors(tmp_path, path) == 0
+    assert len(load_model(path).processes) == 1
 
 
 # ------------------------------------------------------------------------ the language

@@ -140,6 +140,35 @@ def build_model(spec: ast.Spec, path: str | None = None) -> Model:
     return _Builder(spec, path).build()
 
 
+# Variables SPIN maintains itself.  spin -a refuses an assignment to any of them ("invalid
+# assignment to _pid"), but compiles a receive into one (`q?give(_pid)`) into an assignment of
+# the process's own pid, which its simulator refuses ("illegal assignment to _pid").  Such a
+# model does not mean what it says, and the symmetry analysis, which takes `_pid` to be the
+# process's identity, would be unsound on it: refuse every write, however it is spelt.
+READ_ONLY = frozenset({"_pid", "_nr_pr", "_last", "np_"})
+
+
+def _refuse_writes_to_predefined(spec: ast.Spec) -> None:
+    for node in spec.walk():
+        if isinstance(node, (ast.Assign, ast.IncDec)):
+            written = [node.target]
+        elif isinstance(node, ast.Receive):
+            written = node.args   # constants and eval(...) match; a variable is assigned
+        elif isinstance(node, (ast.ForRange, ast.ForIn, ast.Select)):
+            written = [node.var]
+        else:
+            continue
+        for target in written:
+            if isinstance(target, ast.VarRef) and target.name in READ_ONLY:
+                hint = ("to receive only a message that carries this process's pid, write "
+                        "eval(_pid) in the receive" if isinstance(node, ast.Receive) and
+                        target.name == "_pid" else
+                        f"{target.name} is maintained by SPIN; keep a copy in a variable of "
+                        "your own if it must change")
+                raise ModelError(f"write to the read-only variable {target.name}",
+                                 target.pos or node.pos, hint=hint)
+
+
 class _Builder:
     def __init__(self, spec: ast.Spec, path: str | None) -> None:
         self.spec = spec
@@ -154,6 +183,7 @@ class _Builder:
         for unit in units:
             if isinstance(unit, ast.MtypeDecl):
                 self._number_mtypes(unit)
+        _refuse_writes_to_predefined(self.expanded)
         typedefs = {u.name: u for u in units if isinstance(u, ast.TypeDef)}
         globals_ = [v for u in units if isinstance(u, ast.Decl) for v in self._variables(u, None)]
         proctypes = {u.name: u for u in units if isinstance(u, ast.Proctype)}
