@@ -266,6 +266,15 @@ def test_keep_dir(tmp_path):
         verify(write(tmp_path, COUNTER.replace("{N}", "5")), VerifyOptions(keep_dir=keep))
 
 
+
+def test_keep_dir_given_relative_to_the_working_directory(tmp_path, monkeypatch):
+    # pan runs with the kept directory as its working directory: a relative DIR once made
+    # verify look for DIR/DIR/pan ("cannot run pan: No such file or directory: 'kept/pan'").
+    model = write(tmp_path, COUNTER.replace("{N}", "2"))
+    monkeypatch.chdir(tmp_path)
+    result = verify(model, VerifyOptions(strategy="none", keep_dir=Path("kept")))
+    assert result.states_stored == 7 and (tmp_path / "kept" / "pan").is_file()
+
 @pytest.mark.slow
 def test_progress_reports(tmp_path):
     # 33^4 = 1,185,921 states without POR (4 processes, 33 local states each): one report at 10^6.

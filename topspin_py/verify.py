@@ -174,7 +174,7 @@ def _work_directory(keep_dir: Path | None) -> Iterator[Path]:
         with tempfile.TemporaryDirectory(prefix="topspin-") as name:
             yield Path(name)
         return
-    keep_dir = Path(keep_dir)
+    keep_dir = Path(keep_dir).absolute()   # pan runs with it as its working directory
     if keep_dir.exists() and (not keep_dir.is_dir() or any(keep_dir.iterdir())):
         raise UsageError(f"--keep directory '{keep_dir}' exists and is not empty",
                          hint="give a new or empty directory; nothing in it is overwritten")
