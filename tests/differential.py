@@ -54,11 +54,10 @@ from typing import Sequence
 
 from statespace import StateSpace, count_orbits, explore
 from topspin_py.codegen.render import STRATEGIES
-from topspin_py.pan.flags import claim_in_force
 from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.result import Result
 from topspin_py.symmetry.detect import Group, detect
-from topspin_py.verify import VerifyOptions, verify
+from topspin_py.verify import VerifyOptions, model_as_searched, verify
 
 STRATEGY_NAMES = tuple(STRATEGIES)
 EXACT, COMPLETE, APPROXIMATE = "exact", "complete", "approximate"
@@ -143,10 +142,10 @@ def error_kind(result: Result) -> str | None:
 
 
 def group_in_force(path: Path, defines: Sequence[str], pan_args: Sequence[str]) -> Group:
-    """The group verify uses: the model's, constrained only by the claim pan will check."""
+    """The group verify uses: the model's, constrained only by the search pan will make."""
     from topspin_py.promela import load_model
 
-    return detect(load_model(path, tuple(defines)).keeping_claim(claim_in_force(list(defines), list(pan_args))))
+    return detect(model_as_searched(load_model(path, tuple(defines)), list(defines), list(pan_args)))
 
 
 def explore_plain(comparison: Comparison, workdir: Path) -> tuple[StateSpace, Group]:
@@ -158,8 +157,7 @@ def explore_plain(comparison: Comparison, workdir: Path) -> tuple[StateSpace, Gr
             assert [f for f in result.compile_flags if f != f"-D{SYM_MACRO}"] == flags, name
     space = explore(comparison.path, workdir, flags, comparison.pan_args, comparison.defines)
     assert space.pan_stored == comparison.plain.states_stored
-    group = detect(space.model.keeping_claim(claim_in_force(list(comparison.defines),
-                                                            list(comparison.pan_args))))
+    group = detect(model_as_searched(space.model, list(comparison.defines), list(comparison.pan_args)))
     assert group.order == comparison.group_order
     return space, group
 

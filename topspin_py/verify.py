@@ -38,6 +38,7 @@ from topspin_py.pan.progress import Progress, ProgressWatcher
 from topspin_py.codegen.render import STRATEGIES as CANONICALISERS
 from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.promela import load_model
+from topspin_py.promela.model import Model
 from topspin_py.reduce import GENERATED_C, choose_strategy, reduce_in
 from topspin_py.symmetry.detect import detect
 from topspin_py.result import PlainRun, Result, replay_command
@@ -89,7 +90,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     if options.strategy != "none":
         refuse_with_symmetry(pan_args, defines)
         # Only the claim pan checks constrains the symmetry (-N name, -DNOCLAIM).
-        group = detect(loaded.keeping_claim(panflags.claim_in_force(defines, pan_args)))
+        group = detect(model_as_searched(loaded, defines, pan_args))
         for reason in group.reasons:
             note(f"symmetry: {reason}")
         strategy = choose_strategy(options.strategy, group)
@@ -141,6 +142,13 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
             note(f"WARNING: plain SPIN reports {plain.errors} error(s), the reduced search "
                  f"{result.errors}: please report this model as a topspin-py bug")
     return result
+
+
+def model_as_searched(model: Model, defines: list[str], pan_args: list[str]) -> Model:
+    """The model as the search sees it, for detection: only the claim pan checks (-N name,
+    -DNOCLAIM), and no accept or progress labels unless pan looks for cycles."""
+    searched = model.keeping_claim(panflags.claim_in_force(defines, pan_args))
+    return searched if panflags.cycle_search(pan_args) else searched.for_safety_search()
 
 
 def refuse_with_symmetry(pan_args: list[str], defines: list[str]) -> None:

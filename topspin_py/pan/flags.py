@@ -143,6 +143,11 @@ def claim_in_force(defines, pan_args) -> str:
     return FIRST_CLAIM
 
 
+def cycle_search(pan_args) -> bool:
+    """Whether pan looks for acceptance (-a) or non-progress (-l) cycles."""
+    return any(arg in ("-a", "-l") for arg in pan_args)
+
+
 def depth_limit(pan_args: tuple[str, ...] | list[str]) -> int:
     """The depth limit pan will use: the last -mN, else pan's default."""
     limit = DEFAULT_DEPTH_LIMIT

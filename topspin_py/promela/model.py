@@ -94,10 +94,31 @@ class Model:
     never_claims: list[ast.Never]
     ltl: list[ast.Ltl]
     dynamic_runs: list[ast.Run]
+    # Whether the search may look for acceptance or non-progress cycles (pan -a, -l): True
+    # unless the caller knows it is a safety search (see for_safety_search).
+    cycle_search: bool = True
 
     @property
     def has_claim(self) -> bool:
         return bool(self.never_claims or self.ltl)
+
+    def for_safety_search(self) -> "Model":
+        """This model as a safety search sees it: accept and progress labels play no part."""
+        return dataclasses.replace(self, cycle_search=False)
+
+    def invisible_cycle_labels(self) -> list[ast.Labeled]:
+        """Accept and progress labels inside an atomic sequence or a d_step of a proctype.
+        spin warns that such a label "is invisible": pan stores no state at it, so its nested
+        search never starts there, yet its first search may still report a cycle through it,
+        depending on the order in which it meets the states."""
+        found = []
+        for proctype in self.proctypes.values():
+            for node in proctype.body.walk():
+                if isinstance(node, (ast.Atomic, ast.DStep)):
+                    found.extend(n for n in node.body.walk() if isinstance(n, ast.Labeled)
+                                 and n.label.startswith(("accept", "progress"))
+                                 and not any(n is f for f in found))
+        return found
 
     def keeping_claim(self, claim: str) -> "Model":
         """This model with only the never claim or ltl formula that the search checks (see

@@ -219,6 +219,11 @@ def _unsupported(model: Model) -> list[str]:
             if isinstance(node, (ast.CCode, ast.CExpr, ast.CState)):
                 reasons.append(f"{node.pos}: embedded C code cannot be checked for symmetry")
                 return reasons
+    if model.cycle_search:
+        for label in model.invisible_cycle_labels()[:1]:
+            reasons.append(f"{label.pos}: label '{label.label}' is inside an atomic sequence or "
+                           "d_step, where spin calls it invisible: whether pan reports a cycle "
+                           "through it depends on its search order, which a reduction changes")
     return reasons
 
 
