@@ -151,12 +151,15 @@ def group_in_force(path: Path, defines: Sequence[str], pan_args: Sequence[str]) 
 def explore_plain(comparison: Comparison, workdir: Path) -> tuple[StateSpace, Group]:
     """Plain SPIN's state space, dumped with the flags the reduced searches were compiled
     with, and the group verify used (tests/statespace.py)."""
-    flags = comparison.plain.compile_flags
-    for name, result in comparison.reduced.items():
-        if result.strategy != "none":
-            assert [f for f in result.compile_flags if f != f"-D{SYM_MACRO}"] == flags, name
+    reduced_flags = {tuple(f for f in result.compile_flags if f != f"-D{SYM_MACRO}")
+                     for result in comparison.reduced.values() if result.strategy != "none"}
+    assert len(reduced_flags) <= 1, reduced_flags
+    # The reduced builds may add a define plain SPIN does without (-DNOCOMP for a model that
+    # receives into _pid, reduce.defines_the_reduction_needs): the oracle explores theirs.
+    flags = list(reduced_flags.pop()) if reduced_flags else comparison.plain.compile_flags
     space = explore(comparison.path, workdir, flags, comparison.pan_args, comparison.defines)
-    assert space.pan_stored == comparison.plain.states_stored
+    if flags == comparison.plain.compile_flags:
+        assert space.pan_stored == comparison.plain.states_stored
     group = detect(model_as_searched(space.model, list(comparison.defines), list(comparison.pan_args)))
     assert group.order == comparison.group_order
     return space, group

@@ -52,7 +52,8 @@ The group action (:class:`GroupAction`)
 An element (pid map P, channel map C; ``Group.alpha``) maps a state to its image:
 
 1. the process of pid p moves to the slot of pid P[p] (slot = pid + BASE, the struct's whole
-   ``sizeof``), keeping the destination's ``_pid`` (= slot - BASE); the queue of channel c moves
+   ``sizeof``), its ``_pid`` renamed like any pid (step 3): the destination's own, slot - BASE,
+   unless a receive into ``_pid`` gave the process another; the queue of channel c moves
    to the place of channel C[c], keeping the destination's ``_t``; a global that a channel
    declaration names (``chan link1 = ...``) moves with its channel, as locals move with their
    process;
@@ -494,7 +495,7 @@ class _ElementImage:
     wider integers take the general path."""
 
     gather: itemgetter  # image[i] = vector[source[i]]: moves of slots, queues and elements
-    kept: tuple[tuple[Bits, int], ...]  # bits (not whole bytes) that stay in place: _pid, _t
+    kept: tuple[tuple[Bits, int], ...]  # bits (not whole bytes) that stay in place: a queue's _t
     byte_renames: tuple[tuple[int, bytes], ...]  # (position, table)
     message_renames: tuple[tuple[int, int, int, bytes], ...]  # (position, Qlen position, slot, table)
     other_renames: tuple[_Rename, ...]
@@ -588,7 +589,7 @@ class GroupAction:
             if struct != target_struct:
                 raise OracleError(f"the element maps pid {process.pid} ({struct}) to pid "
                                   f"{P[process.pid]} ({target_struct}): no state-vector image")
-            moves.append((target, origin, self.pan.sizes[struct], self._bits(struct, "_pid")))
+            moves.append((target, origin, self.pan.sizes[struct], None))   # _pid: renamed
         for chan in self.layout.channels:
             (struct, origin), (target_struct, target) = self._queue(chan.id), self._queue(C[chan.id])
             if self._queue_shape(struct) != self._queue_shape(target_struct):
@@ -647,6 +648,7 @@ class GroupAction:
                 renames += [_Rename(self._bits("State", lv), 0, f.holds) for lv in f.lvalues("")]
         for process in self.layout.processes:
             struct, offset = self._slot(process.pid)
+            renames.append(_Rename(self._bits(struct, "_pid"), offset, PID))
             for f in self.layout.proctypes[process.proctype].fields:
                 if f.holds in (PID, CHAN):
                     renames += [_Rename(self._bits(struct, lv), offset, f.holds) for lv in f.lvalues("")]

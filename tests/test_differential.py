@@ -40,6 +40,7 @@ from modelgen import HeaderError, read_header
 from topspin_py.codegen.render import Strategy
 from topspin_py.errors import TopspinError, UsageError
 from topspin_py.result import Result
+from topspin_py.verify import VerifyOptions, verify
 
 ORACLE_MAX_STATES = 100_000
 ORACLE_MAX_ORDER = 1_000  # count_orbits applies every element to one state of each orbit
@@ -186,11 +187,14 @@ def test_corpus_model(corpus, corpus_run: CorpusRun, tmp_path: Path):
 # ------------------------------------------------------------------------------ found here
 # A receive into _pid.  SPIN's simulator refuses it ("Error: illegal assignment to _pid"), but
 # spin -a compiles `q?give(_pid)` into `((P0 *)_this)->_pid = qrecv(...)`: the process takes
-# the received pid as its own, and the poll q?[give(_pid)] matches any pid.  topspin-py's front
-# end used to accept the model and detect kept the swap of the two copies, as if _pid were
-# matched; the reduced searches then stored 40 states where the swap has 55 orbits on plain
-# SPIN's 104 (with three copies: 365 stored, 631 orbits).  The front end now refuses every
-# write to a variable SPIN maintains (test_promela.py), pointing at the receive.
+# the received pid as its own (and the poll q?[give(_pid)] matches any pid).  pan's compression
+# drops _pid from the states it stores (Mask), so plain SPIN takes states that differ only in a
+# process's _pid for one: 104 states, 112 with -DNOCOMP.  TopSPIN's ring (in?0,_pid, which
+# receives the own pid back) is the reason not to refuse the receive.  topspin-py used to
+# permute such states as if _pid were the slot's own: 40 states stored where the swap has 55
+# orbits on plain SPIN's 104.  Now _pid is renamed like any pid, the reduced build keeps _pid
+# (-DNOCOMP, added by verify; the generated C refuses to compile without it), and the orbit
+# oracle of the -DNOCOMP state space holds.
 RECEIVE_INTO_PID = """
 mtype = { ask, give };
 chan q = [2] of { mtype, pid };
@@ -210,21 +214,29 @@ init { atomic { run P(); run P() } }
 """
 
 
-def test_receive_into_pid_is_refused(tmp_path: Path):
+def test_receive_into_pid_is_reduced_exactly_with_pid_kept_in_the_states(tmp_path: Path):
     path = tmp_path / "receive_into_pid.pml"
     path.write_text(RECEIVE_INTO_PID)
-    with pytest.raises(TopspinError) as refusal:
-        group_in_force(path, NOREDUCE, ())
-    assert "read-only variable _pid" in refusal.value.message
-    assert refusal.value.pos.line == RECEIVE_INTO_PID.count("\n", 0, RECEIVE_INTO_PID.index("q?give(_pid)")) + 1
+    line = RECEIVE_INTO_PID.count("\n", 0, RECEIVE_INTO_PID.index("q?give(_pid)")) + 1
+    group = group_in_force(path, NOREDUCE, ())
+    assert group.order == 2
+    assert any(reason.startswith(f"{path}:{line}:") and "receive into _pid" in reason
+               for reason in group.reasons), group.reasons
+    comparison = verify_every_way(path, (*NOREDUCE, "NOCOMP"), ())
+    check_against_plain(comparison, orbit_count(comparison, tmp_path / "oracle"))
+    # Without -DNOCOMP, verify adds it to the reduced builds.
+    for strategy in STRATEGY_NAMES:
+        result = verify(path, VerifyOptions(strategy=strategy, defines=NOREDUCE, save_trails=False))
+        assert "-DNOCOMP" in result.compile_flags
+        assert result.states_stored == comparison.reduced[strategy].states_stored
 
 
 # init starts the copies one `run` at a time, not in an atomic block, so they move while init
-# is still starting the others.  The canonicalisers leave a state in which some process the
-# group moves does not exist yet as its own representative (the comment in the generated
-# topspin_canonicalise says so): the swaps of the copies that do exist are not applied, and
-# the exact strategies store 12 states where the reachable states form 10 orbits (plain SPIN:
-# 16).  More states than orbits, never fewer: a loss of reduction, not of soundness.
+# is still starting the others.  The canonicalisers used to leave a state in which some process
+# the group moves does not exist yet as its own representative: the exact strategies stored 12
+# states where the reachable states form 10 orbits (plain SPIN: 16).  Such a state is now
+# reduced by the elements that map existing processes to existing ones (render.py,
+# _start_up_chains), which is its orbit.
 RUN_ONE_BY_ONE = """
 byte st[4];
 pid owner = 255;
@@ -240,8 +252,6 @@ init { run P(); run P(); run P() }
 """
 
 
-@pytest.mark.xfail(strict=True, reason="exact strategies do not reduce states in which init "
-                   "has not started every copy yet: 12 stored, 10 orbits (issue 5 report)")
 def test_copies_started_one_by_one_are_reduced_exactly(tmp_path: Path):
     path = tmp_path / "run_one_by_one.pml"
     path.write_text(RUN_ONE_BY_ONE)

@@ -188,7 +188,7 @@ def _run_generate(args: argparse.Namespace) -> int:
     from topspin_py.errors import UsageError
     from topspin_py.pan import toolchain
     from topspin_py.pan.splice import SYM_MACRO
-    from topspin_py.reduce import GENERATED_C, GENERATED_H, plan, reduce_in
+    from topspin_py.reduce import GENERATED_C, GENERATED_H, defines_the_reduction_needs, plan, reduce_in
 
     out: Path = args.output
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
@@ -199,7 +199,8 @@ def _run_generate(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     tools = toolchain.find_toolchain()
     toolchain.generate_pan(tools, model_path, str(model_path), list(args.defines), out)
-    flags = [f"-D{define}" for define in args.defines]
+    needed = defines_the_reduction_needs(model, args.defines)
+    flags = [f"-D{define}" for define in (*args.defines, *needed)]
     reduce_in(out, model, group, strategy, flags)
     print(f"wrote {out / 'pan.c'} (patched), {out / GENERATED_C}, {out / GENERATED_H}")
     print(f"group order {group.order}, strategy {strategy}")
@@ -223,7 +224,7 @@ def _run_patch(args: argparse.Namespace) -> int:
 
     from topspin_py.errors import UsageError
     from topspin_py.pan.splice import SYM_MACRO
-    from topspin_py.reduce import GENERATED_C, plan, reduce_in
+    from topspin_py.reduce import GENERATED_C, defines_the_reduction_needs, plan, reduce_in
 
     pan_c: Path = args.pan_c
     backup = pan_c.with_name(pan_c.name + ".orig")
@@ -236,8 +237,9 @@ def _run_patch(args: argparse.Namespace) -> int:
             raise UsageError(f"{existing} exists: the pan.c looks patched already",
                              hint="regenerate pan.c with spin -a, or remove the file")
     model, group, strategy = plan(args.model, args.defines, args.strategy)
+    needed = defines_the_reduction_needs(model, args.defines)
     shutil.copy2(pan_c, backup)
-    flags = [f"-D{define}" for define in args.defines]
+    flags = [f"-D{define}" for define in (*args.defines, *needed)]
     reduce_in(pan_c.parent, model, group, strategy, flags)
     print(f"patched {pan_c} (original in {backup}); group order {group.order}, strategy {strategy}")
     print(f"build: gcc -O2 {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c")

@@ -29,6 +29,24 @@ def choose_strategy(requested: str, group: Group) -> str:
     return "segmented" if requested == "auto" else requested
 
 
+def defines_the_reduction_needs(model: Model, defines: list[str]) -> list[str]:
+    """Compile-time defines to add for the reduction to be sound: ``NOCOMP`` when the model
+    receives into _pid (which gives a process a pid not its own) and pan would otherwise
+    compress _pid out of the states it stores, taking states that differ in it for one.
+    (The generated C refuses to compile without it.)"""
+    receives = model.receives_into_pid()
+    if not receives:
+        return []
+    names = {define_name(d) for d in defines}
+    if names & {"COLLAPSE", "MA"}:
+        raise UsageError(f"{receives[0].pos}: the model receives into _pid, which -DCOLLAPSE and "
+                         "-DMA leave out of the states pan stores",
+                         hint="drop -DCOLLAPSE/-DMA, or use --strategy none")
+    if names & {"NOCOMP", "BITSTATE"} or any(name.startswith("HC") for name in names):
+        return []
+    return ["NOCOMP"]
+
+
 def plan(model_path: Path, defines: list[str], requested: str) -> tuple[Model, Group, str]:
     """Load and analyse a model for generate/patch: its Model, group and strategy.  A trivial
     group leaves nothing to generate, which is said plainly."""

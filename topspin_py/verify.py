@@ -39,7 +39,7 @@ from topspin_py.codegen.render import STRATEGIES as CANONICALISERS
 from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.promela import load_model
 from topspin_py.promela.model import Model
-from topspin_py.reduce import GENERATED_C, choose_strategy, reduce_in
+from topspin_py.reduce import GENERATED_C, choose_strategy, defines_the_reduction_needs, reduce_in
 from topspin_py.symmetry.detect import detect
 from topspin_py.result import PlainRun, Result, replay_command
 
@@ -94,6 +94,12 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         for reason in group.reasons:
             note(f"symmetry: {reason}")
         strategy = choose_strategy(options.strategy, group)
+        if strategy != "none":
+            needed = defines_the_reduction_needs(loaded, defines)
+            for define in needed:
+                note(f"symmetry: compiling with -D{define}: the model receives into _pid, and pan "
+                     "must keep _pid in the states it stores")
+            defines += needed
         if options.strategy == "enumerate" and group.order == 1:
             note("symmetry: the group is trivial; verifying without reduction")
     tools = toolchain.find_toolchain()

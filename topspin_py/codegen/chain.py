@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sympy.combinatorics import Permutation
+from sympy.combinatorics import Permutation, PermutationGroup
 from sympy.combinatorics.util import _distribute_gens_by_base, _orbits_transversals_from_bsgs
 
 from ..symmetry.detect import Group
@@ -80,6 +80,28 @@ def stabiliser_chain(group: Group, n_pids: int, n_chans: int) -> Chain:
     if chain.size != group.order:
         raise AssertionError(f"stabiliser chain spells {chain.size} elements, the group has {group.order}")
     return chain
+
+
+def setwise_stabiliser(group: PermutationGroup, points: frozenset[int], moved: set[int]) -> PermutationGroup:
+    """The elements of ``group`` that map ``points`` onto itself (a subset of ``moved``, the
+    points the group moves), by sympy's backtrack search over a base that lists ``points``
+    first: at each level, an image inside the set for a base point inside it, outside for
+    one outside.  The pointwise stabilisers of the set and of the rest seed the search."""
+    inside = set(points)
+    rest = sorted(moved - inside)
+    if not inside or not rest:
+        return group
+    base, strong = group.schreier_sims_incremental(base=sorted(inside) + rest)
+
+    def test(level: int):
+        point = base[level]
+        return lambda words: (words[level](point) in inside) == (point in inside)
+
+    seed = PermutationGroup(group.pointwise_stabilizer(sorted(inside)).generators
+                            + group.pointwise_stabilizer(rest).generators)
+    return group.subgroup_search(lambda g: all(g(p) in inside for p in inside), base=base,
+                                 strong_gens=strong, tests=[test(i) for i in range(len(base))],
+                                 init_subgroup=seed)
 
 
 def _c_images(element: Permutation, c_point, identity: tuple[int, ...]) -> tuple[int, ...]:

@@ -18,13 +18,14 @@ Strategies (each a template of its own; both walk the group through a stabiliser
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from ..errors import TopspinError
 from ..layout.statevector import CHAN, PID, StateLayout, ValueField
 from ..resources import template_environment
 from ..symmetry.detect import Group
-from .chain import process_swaps, stabiliser_chain
+from .chain import process_swaps, setwise_stabiliser, stabiliser_chain
 
 # Beyond this many elements, applying all of them to every state is hopeless (Peterson 7's 5040
 # already take minutes); segmented applies only the few that tie.
@@ -60,26 +61,74 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
     _refuse_unsupported(layout)
     n_pids = max(max((p.pid for p in layout.processes), default=-1) + 1, 1)
     n_chans = max((c.id for c in layout.channels), default=0)
-    chain = stabiliser_chain(group, n_pids, n_chans)
-    first, total = [], 0
-    for level in chain.levels:
-        first.append(total)
-        total += len(level.transversal)
+    movements = _movements(group, layout, n_pids, n_chans)
+    last_moved_slot = max((p.slot for p in movements["moved_processes"]), default=-1)
+    last_moved_channel = max((c.id for c in movements["moved_channels"]), default=0)
+    chains, start_up, start_up_channels = _start_up_chains(group, layout, n_pids, n_chans, last_moved_slot)
     context = {
         "order": group.order,
         "n_pids": n_pids,
         "n_chans": n_chans,
-        "levels": chain.levels,
-        "first": first,
+        "chains": chains,
+        "start_up": start_up,
+        "start_up_channels": start_up_channels,
         "keyed": strategy == "segmented",
-        **_movements(group, layout, n_pids, n_chans),
+        "last_moved_slot": last_moved_slot,
+        "last_moved_channel": last_moved_channel,
+        **movements,
     }
-    context["last_moved_slot"] = max((p.slot for p in context["moved_processes"]), default=-1)
-    context["last_moved_channel"] = max((c.id for c in context["moved_channels"]), default=0)
     if strategy == "segmented":
         context.update(_keys(layout, context["moved_processes"]))
         context.update(_swaps(group, layout, n_pids, n_chans))
     return template_environment().get_template(f"{strategy}.c.j2").render(**context)
+
+
+def _start_up_chains(group: Group, layout: StateLayout, n_pids: int, n_chans: int,
+                      last_moved_slot: int) -> tuple[list[dict], list[int], list[int]]:
+    """The chains the search walks: the group's first, then one for each state of start-up.
+
+    While init starts processes one `run` at a time, a state with ``_nr_pr == n`` has the
+    processes of slots below n, the global channels and the local channels of those processes.
+    Only the elements that map that set of points onto itself (its setwise stabiliser) map
+    the state to a state; the orbit of the state is its orbit under that subgroup, so the
+    search walks that subgroup's chain to stay exact.  Returns the chains (dicts for the
+    template), and, by ``_nr_pr`` up to the last moved slot, the index of its chain and the
+    ``_nr_qs`` it was made for (when the state has another, it is left unreduced)."""
+    chains = [_chain_context(stabiliser_chain(group, n_pids, n_chans), "the group")]
+    index_of: dict[frozenset, int] = {}
+    start_up, start_up_channels = [], []
+    slot_of = {p.pid: p.slot for p in layout.processes}
+    moved = {i for g in group.perm_group.generators for i in range(group.perm_group.degree) if g(i) != i}
+    for n in range(last_moved_slot + 1):
+        # Channel ids are given in order of creation: the globals', then each process's own.
+        existing_chans = 0
+        for chan in sorted(layout.channels, key=lambda c: c.id):
+            if chan.id != existing_chans + 1 or (chan.owner_pid is not None
+                                                 and slot_of.get(chan.owner_pid, n) >= n):
+                break
+            existing_chans = chan.id
+        existing = frozenset(i for i in moved if (
+            slot_of.get(group.points[i][1], n) < n if group.points[i][0] == "pid"
+            else group.points[i][1] <= existing_chans))
+        if existing not in index_of:
+            subgroup = setwise_stabiliser(group.perm_group, existing, moved)
+            names = ", ".join(group.point_name(group.points[i]) for i in sorted(existing))
+            chain = stabiliser_chain(dataclasses.replace(group, perm_group=subgroup), n_pids, n_chans)
+            index_of[existing] = len(chains)
+            when = f"only {names} exist" if names else "none exists"
+            chains.append(_chain_context(chain, f"start-up, while of the moved points {when}: "
+                                                f"order {subgroup.order()}"))
+        start_up.append(index_of[existing])
+        start_up_channels.append(existing_chans)
+    return chains, start_up, start_up_channels
+
+
+def _chain_context(chain, description: str) -> dict:
+    first, total = [], 0
+    for level in chain.levels:
+        first.append(total)
+        total += len(level.transversal)
+    return {"levels": chain.levels, "first": first, "description": description}
 
 
 def _swaps(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> dict:
@@ -95,6 +144,8 @@ def _swaps(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> dict
 def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> dict:
     """What a group element moves and renames, for _apply.c.j2."""
     model = group.model
+    # A receive into _pid gives a process a pid not its own: _pid is then renamed like any pid.
+    pid_received = bool(model.receives_into_pid())
     # A global declared with a channel initialiser names a static channel: its value is that
     # channel's id for ever.  A permutation renames the references in the text, not the value.
     static_names = {v.name for v in model.globals if v.init is not None and type(v.init).__name__ == "ChanInit"}
@@ -103,6 +154,7 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
         moved_pids.update(p for p in range(n_pids) if generator.pid(p) != p)
         moved_chans.update(c for c in range(1, n_chans + 1) if generator.chan(c) != c)
     return {
+        "pid_received": pid_received,
         "moved_processes": [p for p in layout.processes if p.pid in moved_pids],
         "moved_channels": [c for c in layout.channels if c.id in moved_chans],
         "global_arrays": [_array(f) for f in layout.globals if f.pid_indexed and f.in_state_vector],
@@ -111,15 +163,19 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
                           for lvalue in f.lvalues("ts_cand.")],
         "local_arrays": [
             {"lvalue": f"(({proc.struct} *) TS_PROC(&ts_cand, {proc.slot}))->{f.path[0].name}",
-             "length": f.path[0].length}
+             "length": f.path[0].length, "slot": proc.slot}
             for proc in layout.processes
             for f in layout.proctypes[proc.proctype].fields if f.pid_indexed
         ],
         "local_values": [
-            _value(f, lvalue)
+            {"slot": proc.slot, "values": values}
             for proc in layout.processes
-            for f in layout.proctypes[proc.proctype].fields if f.holds in (PID, CHAN)
-            for lvalue in f.lvalues(f"(({proc.struct} *) TS_PROC(&ts_cand, {proc.slot}))->")
+            for values in [[_value(f, lvalue) for f in layout.proctypes[proc.proctype].fields
+                            if f.holds in (PID, CHAN)
+                            for lvalue in f.lvalues(f"(({proc.struct} *) TS_PROC(&ts_cand, {proc.slot}))->")]
+                           + ([{"lvalue": f"(({proc.struct} *) TS_PROC(&ts_cand, {proc.slot}))->_pid",
+                                "map": "ts_pid", "kind_array": "P"}] if pid_received else [])]
+            if values
         ],
         "message_values": [
             {"id": chan.id, "struct": chan.struct, "capacity": layout.channel_types[chan.struct].capacity,

@@ -106,6 +106,15 @@ class Model:
         """This model as a safety search sees it: accept and progress labels play no part."""
         return dataclasses.replace(self, cycle_search=False)
 
+    def receives_into_pid(self) -> list[ast.Receive]:
+        """Receives with `_pid` as a field (`in?0,_pid`).  spin -a compiles them into an
+        assignment of the process's own pid (its simulator refuses them: "illegal assignment
+        to _pid"), and pan does not store `_pid` in a state.  TopSPIN's ring example uses
+        one where the value received is always the receiver's own pid, when it does nothing."""
+        return [node for proctype in self.proctypes.values() for node in proctype.body.walk()
+                if isinstance(node, ast.Receive)
+                and any(isinstance(a, ast.VarRef) and a.name == "_pid" for a in node.args)]
+
     def invisible_cycle_labels(self) -> list[ast.Labeled]:
         """Accept and progress labels inside an atomic sequence or a d_step of a proctype.
         spin warns that such a label "is invisible": pan stores no state at it, so its nested
@@ -162,10 +171,8 @@ def build_model(spec: ast.Spec, path: str | None = None) -> Model:
 
 
 # Variables SPIN maintains itself.  spin -a refuses an assignment to any of them ("invalid
-# assignment to _pid"), but compiles a receive into one (`q?give(_pid)`) into an assignment of
-# the process's own pid, which its simulator refuses ("illegal assignment to _pid").  Such a
-# model does not mean what it says, and the symmetry analysis, which takes `_pid` to be the
-# process's identity, would be unsound on it: refuse every write, however it is spelt.
+# assignment to _pid") but compiles a receive into one, which overwrites pan's own bookkeeping:
+# refuse every write, however it is spelt, except a receive into _pid (receives_into_pid).
 READ_ONLY = frozenset({"_pid", "_nr_pr", "_last", "np_"})
 
 
@@ -174,20 +181,17 @@ def _refuse_writes_to_predefined(spec: ast.Spec) -> None:
         if isinstance(node, (ast.Assign, ast.IncDec)):
             written = [node.target]
         elif isinstance(node, ast.Receive):
-            written = node.args   # constants and eval(...) match; a variable is assigned
+            written = [a for a in node.args if not (isinstance(a, ast.VarRef) and a.name == "_pid")]
         elif isinstance(node, (ast.ForRange, ast.ForIn, ast.Select)):
             written = [node.var]
         else:
             continue
         for target in written:
             if isinstance(target, ast.VarRef) and target.name in READ_ONLY:
-                hint = ("to receive only a message that carries this process's pid, write "
-                        "eval(_pid) in the receive" if isinstance(node, ast.Receive) and
-                        target.name == "_pid" else
-                        f"{target.name} is maintained by SPIN; keep a copy in a variable of "
-                        "your own if it must change")
                 raise ModelError(f"write to the read-only variable {target.name}",
-                                 target.pos or node.pos, hint=hint)
+                                 target.pos or node.pos,
+                                 hint=f"{target.name} is maintained by SPIN; keep a copy in a "
+                                      "variable of your own if it must change")
 
 
 class _Builder:

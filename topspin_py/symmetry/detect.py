@@ -114,6 +114,7 @@ def detect(model: Model, time_bound: float = 10.0) -> Group:
                   for mapping in diagram.automorphism_generators()]
     group = Group(model, points, PermutationGroup([Permutation(list(range(len(points))))]))
     group.reasons.extend(_unpermuted_lookalikes(model, types))
+    group.reasons.extend(_receives_into_pid(model))
     if not candidates:
         return group
     valid, rejected = [], []
@@ -224,6 +225,18 @@ def _unsupported(model: Model) -> list[str]:
             reasons.append(f"{label.pos}: label '{label.label}' is inside an atomic sequence or "
                            "d_step, where spin calls it invisible: whether pan reports a cycle "
                            "through it depends on its search order, which a reduction changes")
+    return reasons
+
+
+def _receives_into_pid(model: Model) -> list[str]:
+    reasons = []
+    for receive in model.receives_into_pid()[:1]:
+        # Not a reason for a smaller group: the text is symmetric with _pid read as a variable
+        # holding a pid; what it costs is pan's compression (reduce.defines_the_reduction_needs).
+        reasons.append(f"{receive.pos}: a receive into _pid gives the process the received pid "
+                       "as its own (SPIN's simulator refuses it; eval(_pid) would match the own "
+                       "pid): _pid is permuted like any pid, and pan must keep it in the states "
+                       "it stores (-DNOCOMP)")
     return reasons
 
 
