@@ -80,6 +80,12 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
     if strategy == "segmented":
         context.update(_keys(layout, context["moved_processes"]))
         context.update(_swaps(group, layout, n_pids, n_chans))
+        # A swap prunes the search of a start-up chain only if it is in that chain's subgroup:
+        # if it maps the existing points to existing points.
+        for chain in chains:
+            existing = chain["existing"]
+            chain["swap_ok"] = [int(existing is None or all(row[q] in existing for q in existing))
+                                for row in context["swaps"]]
     return template_environment().get_template(f"{strategy}.c.j2").render(**context)
 
 
@@ -94,7 +100,7 @@ def _start_up_chains(group: Group, layout: StateLayout, n_pids: int, n_chans: in
     search walks that subgroup's chain to stay exact.  Returns the chains (dicts for the
     template), and, by ``_nr_pr`` up to the last moved slot, the index of its chain and the
     ``_nr_qs`` it was made for (when the state has another, it is left unreduced)."""
-    chains = [_chain_context(stabiliser_chain(group, n_pids, n_chans), "the group")]
+    chains = [_chain_context(stabiliser_chain(group, n_pids, n_chans), "the group", None)]
     index_of: dict[frozenset, int] = {}
     start_up, start_up_channels = [], []
     slot_of = {p.pid: p.slot for p in layout.processes}
@@ -116,19 +122,28 @@ def _start_up_chains(group: Group, layout: StateLayout, n_pids: int, n_chans: in
             chain = stabiliser_chain(dataclasses.replace(group, perm_group=subgroup), n_pids, n_chans)
             index_of[existing] = len(chains)
             when = f"only {names} exist" if names else "none exists"
+            c_points = frozenset(_c_point(group.points[i], n_pids) for i in existing) | frozenset(
+                _c_point(group.points[i], n_pids) for i in range(group.perm_group.degree) if i not in moved)
             chains.append(_chain_context(chain, f"start-up, while of the moved points {when}: "
-                                                f"order {subgroup.order()}"))
+                                                f"order {subgroup.order()}", c_points))
         start_up.append(index_of[existing])
         start_up_channels.append(existing_chans)
     return chains, start_up, start_up_channels
 
 
-def _chain_context(chain, description: str) -> dict:
+def _chain_context(chain, description: str, existing: frozenset[int] | None) -> dict:
+    """A chain for the template; ``existing``: the C points that exist in the states it is
+    for (None: all of them)."""
     first, total = [], 0
     for level in chain.levels:
         first.append(total)
         total += len(level.transversal)
-    return {"levels": chain.levels, "first": first, "description": description}
+    return {"levels": chain.levels, "first": first, "description": description, "existing": existing}
+
+
+def _c_point(point: tuple[str, int], n_pids: int) -> int:
+    kind, value = point
+    return value if kind == "pid" else n_pids + value - 1
 
 
 def _swaps(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> dict:

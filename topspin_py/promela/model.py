@@ -122,11 +122,13 @@ class Model:
         depending on the order in which it meets the states."""
         found = []
         for proctype in self.proctypes.values():
-            for node in proctype.body.walk():
-                if isinstance(node, (ast.Atomic, ast.DStep)):
-                    found.extend(n for n in node.body.walk() if isinstance(n, ast.Labeled)
-                                 and n.label.startswith(("accept", "progress"))
-                                 and not any(n is f for f in found))
+            labels = [n for n in proctype.body.walk() if isinstance(n, ast.Labeled)
+                      and n.label.startswith(("accept", "progress"))]
+            if not labels:
+                continue
+            inside = {id(n) for atomic in proctype.body.walk() if isinstance(atomic, (ast.Atomic, ast.DStep))
+                      for n in atomic.body.walk() if isinstance(n, ast.Labeled)}
+            found.extend(label for label in labels if id(label) in inside)
         return found
 
     def keeping_claim(self, claim: str) -> "Model":
