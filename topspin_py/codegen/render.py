@@ -14,6 +14,10 @@ Strategies (each a template of its own; both walk the group through a stabiliser
     blanked, and its entries of data arrays indexed by pid), and apply only the elements whose
     images have the least keys slot by slot; keep the least of those images.  Ties are few
     when processes are in different local states, so few elements are applied.
+
+Both are exact on every state: while init is still starting the processes the group moves,
+a state is reduced by the subgroup that maps existing processes and channels to existing ones
+(a chain of its own per ``_nr_pr``, :func:`_start_up_chains`).
 """
 
 from __future__ import annotations
