@@ -227,7 +227,7 @@ def test_table2_group_order(config, tmp_path):
     assert detect(load_model(path)).order == config.g
 
 
-@pytest.mark.parametrize("m", [1, 2, 3, 4])
+@pytest.mark.parametrize("m", [1, 2, 3, 4, 5])
 def test_hypercube_geometric_group_where_the_program_allows_it(m, tmp_path):
     # Routing written in neighbours (families.hypercube_by_neighbour): every symmetry of the
     # m-cube, 2^m translations times m! dimension permutations, is valid.  Its soundness is
