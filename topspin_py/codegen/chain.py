@@ -118,9 +118,12 @@ def process_swaps(group: Group, n_pids: int, n_chans: int,
 
     The segmented search uses them to prune: when such an element also fixes the state, the
     images below a choice of X and below a choice of Y are the same, so only one is searched.
-    The candidate tried first swaps X and Y with the channels they own, in order; when the
-    group does not contain it and the group is small, the subgroup fixing every other process
-    is searched for one."""
+    The candidate tried first swaps X and Y with the channels they own, in order.  When the
+    group does not contain it (clients whose channels are global, say), and X and Y can both
+    be swapped with the orbit's first process x0, the swap is a conjugate:
+    s(x0, Y)^-1 s(x0, X) s(x0, Y) sends Y to X and X to Y and fixes every other process.  Only
+    the pairs left over are searched for in the subgroup that fixes every other process, so a
+    symmetric group on n processes costs n - 1 such searches, not n(n-1)/2."""
     index = {point: i for i, point in enumerate(group.points)}
     degree = group.perm_group.degree
     pid_points = [i for i, (kind, _) in enumerate(group.points) if kind == "pid"]
@@ -129,26 +132,37 @@ def process_swaps(group: Group, n_pids: int, n_chans: int,
         kind, value = group.points[i]
         return value if kind == "pid" else n_pids + value - 1
 
+    def searched_swap(x: int, y: int) -> Permutation | None:
+        others = [i for i in pid_points if group.points[i][1] not in (x, y)]
+        fixing = group.perm_group.pointwise_stabilizer(others)
+        return dict(fixing.orbit_transversal(index[("pid", x)], pairs=True)).get(index[("pid", y)])
+
     identity = tuple(range(n_pids + n_chans))
     swaps: dict[tuple[int, int], tuple[int, ...]] = {}
     for orbit in group.perm_group.orbits():
         pids = sorted(group.points[i][1] for i in orbit if group.points[i][0] == "pid")
+        if len(pids) < 2:
+            continue
+        first, rest = pids[0], pids[1:]
+        with_first = {}
+        for y in rest:
+            element = _pure_swap(group, index, degree, first, y, owned)
+            with_first[y] = element if element is not None else searched_swap(first, y)
         for a, x in enumerate(pids):
             for y in pids[a + 1:]:
-                element = _pure_swap(group, index, degree, x, y, owned)
-                if element is None and group.order <= _SMALL_GROUP:
-                    others = [i for i in pid_points if group.points[i][1] not in (x, y)]
-                    fixing = group.perm_group.pointwise_stabilizer(others)
-                    transversal = dict(fixing.orbit_transversal(index[("pid", x)], pairs=True))
-                    element = transversal.get(index[("pid", y)])
+                if x == first:
+                    element = with_first[y]
+                else:
+                    element = _pure_swap(group, index, degree, x, y, owned)
+                    if element is None and with_first[x] is not None and with_first[y] is not None:
+                        # sympy multiplies left to right: (p * q)(i) = q(p(i)).
+                        element = ~with_first[y] * with_first[x] * with_first[y]
+                    elif element is None:
+                        element = searched_swap(x, y)
                 if element is not None:
                     images = _c_images(element, c_point, identity)
                     swaps[(x, y)] = swaps[(y, x)] = images
     return swaps
-
-
-# Up to this order, finding a swap element by a stabiliser computation is cheap enough.
-_SMALL_GROUP = 100_000
 
 
 def _pure_swap(group: Group, index, degree: int, x: int, y: int, owned) -> Permutation | None:
