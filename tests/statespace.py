@@ -287,6 +287,7 @@ def _probe_statements(probes: Sequence[Probe], sizes: Iterable[str]) -> str:
 
 
 _VSZ = Probe("State", "_vsz", False)
+_NR_PR = Probe("State", "_nr_pr", False)   # how many processes run (masked out, in the dump)
 
 
 @dataclass(frozen=True)
@@ -349,6 +350,12 @@ class StateSpace:
     flags: tuple[str, ...]
     pan_args: tuple[str, ...]
     _keys: dict[bytes, int] | None = field(default=None, repr=False)
+
+    def process_counts(self) -> set[int]:
+        """The values of ``_nr_pr`` (processes running, the claim's included) that stored
+        states have."""
+        bits = self.pan.fields[_NR_PR]
+        return {bits.read(record, 0) for record in self.records}
 
     def key(self, vector: bytes | bytearray) -> bytes:
         """The bytes pan stores of ``vector``: its identity as a state."""
@@ -437,7 +444,7 @@ def _stored_count(output: str) -> int:
 # ------------------------------------------------------------------------------ which fields
 def _probes(layout: StateLayout) -> list[Probe]:
     """Every field the group action reads or writes, as pan.h names it, and ``_vsz``."""
-    probes = [_VSZ] if layout.header.state.has("_vsz") else []
+    probes = ([_VSZ] if layout.header.state.has("_vsz") else []) + [_NR_PR]
     for struct in sorted({p.struct for p in layout.processes}):
         probes.append(Probe(struct, "_pid", layout.struct(struct).field("_pid").is_bitfield))
     for struct in sorted({c.struct for c in layout.channels}):

@@ -148,6 +148,19 @@ def test_exact_strategy_stores_one_state_per_orbit(cache, request, case, strateg
     assert result.states_stored == orbit_count(explored)
 
 
+@pytest.mark.parametrize("case", [c.param() for c in CASES])
+def test_no_stored_state_is_inside_inits_atomic_start_up(cache, request, case):
+    # The canonicaliser computes no chain for the process counts that
+    # Model.start_up_counts_never_stored names, and leaves such states unreduced: that the
+    # depth-first pan never stores one is checked here on what it really stored.
+    explored = cache.get(case, request)
+    space = explored.space
+    counts = space.process_counts()
+    never = {k + space.layout.base for k in space.model.start_up_counts_never_stored()}
+    assert not counts & never, f"states stored with _nr_pr in {sorted(counts & never)}"
+    assert len(space.model.processes) + space.layout.base in counts
+
+
 # ------------------------------------------------------------------------------ closure oracle
 # What reduction needs is a symmetric transition relation: pan starts from the actual initial
 # state and continues from actual states, so every orbit it visits holds a reachable state.

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from ..errors import TopspinError
 from ..layout.statevector import CHAN, PID, StateLayout, ValueField
+from ..pan.flags import define_name
 from ..resources import template_environment
 from ..symmetry.detect import Group
 from .chain import process_swaps, setwise_stabiliser, stabiliser_chain
@@ -102,14 +103,25 @@ def _start_up_chains(group: Group, layout: StateLayout, n_pids: int, n_chans: in
     Only the elements that map that set of points onto itself (its setwise stabiliser) map
     the state to a state; the orbit of the state is its orbit under that subgroup, so the
     search walks that subgroup's chain to stay exact.  Returns the chains (dicts for the
-    template), and, by ``_nr_pr`` up to the last moved slot, the index of its chain and the
-    ``_nr_qs`` it was made for (when the state has another, it is left unreduced)."""
+    template), and, by ``_nr_pr`` up to the last moved slot, the index of its chain (-1: none)
+    and the ``_nr_qs`` it was made for (when the state has another, it is left unreduced).
+
+    A depth-first pan never stores a state with a count of processes that init's atomic
+    start-up passes through (Model.start_up_counts_never_stored): no chain is computed for it
+    (each costs several Schreier-Sims runs, 30 s for the 40 counts of mutex 40).  A
+    breadth-first pan stores those states, so with -DBFS every count gets its chain."""
     chains = [_chain_context(stabiliser_chain(group, n_pids, n_chans), "the group", None)]
+    never_stored = set() if _breadth_first(layout) else {
+        count + layout.base for count in group.model.start_up_counts_never_stored()}
     index_of: dict[frozenset, int] = {}
     start_up, start_up_channels = [], []
     slot_of = {p.pid: p.slot for p in layout.processes}
     moved = {i for g in group.perm_group.generators for i in range(group.perm_group.degree) if g(i) != i}
     for n in range(last_moved_slot + 1):
+        if n in never_stored:
+            start_up.append(-1)
+            start_up_channels.append(-1)
+            continue
         # Channel ids are given in order of creation: the globals', then each process's own.
         existing_chans = 0
         for chan in sorted(layout.channels, key=lambda c: c.id):
@@ -133,6 +145,10 @@ def _start_up_chains(group: Group, layout: StateLayout, n_pids: int, n_chans: in
         start_up.append(index_of[existing])
         start_up_channels.append(existing_chans)
     return chains, start_up, start_up_channels
+
+
+def _breadth_first(layout: StateLayout) -> bool:
+    return any(flag.startswith("-D") and define_name(flag[2:]) == "BFS" for flag in layout.flags)
 
 
 def _chain_context(chain, description: str, existing: frozenset[int] | None) -> dict:

@@ -131,6 +131,36 @@ class Model:
             found.extend(label for label in labels if id(label) in inside)
         return found
 
+    def start_up_counts_never_stored(self) -> frozenset[int]:
+        """Numbers k of processes (pids 0 .. k-1 running, the rest not started) that no state a
+        depth-first pan stores has: init runs pid k-1 and then pid k next to each other in one
+        atomic sequence or d_step, with only assignments between.  pan stores no state inside
+        an atomic sequence, and it stays atomic there, since neither a `run` (of fewer than
+        255 processes) nor an assignment blocks.  A breadth-first pan stores such states too
+        (its "stored-atomic" states)."""
+        if self.init is None:
+            return frozenset()
+        runs: dict[int, list[int]] = {}
+        for proc in self.processes:
+            if proc.node is not None:
+                runs.setdefault(id(proc.node), []).append(proc.pid)
+        # A `run` in an unrolled `for` starts several processes: its pid is not one number.
+        pid_of = {node: pids[0] for node, pids in runs.items() if len(pids) == 1}
+        never = set()
+        for sequence in self.init.body.walk():
+            if not isinstance(sequence, (ast.Atomic, ast.DStep)):
+                continue
+            started = None  # the pid the last run of this sequence started, nothing between
+            for step in sequence.body.steps:
+                run = _run_of(step)
+                if run is not None and id(run) in pid_of:
+                    if started is not None and pid_of[id(run)] == started + 1:
+                        never.add(started + 1)
+                    started = pid_of[id(run)]
+                elif not isinstance(step, ast.Assign):
+                    started = None  # a label, a guard, control flow: the state may be stored
+        return frozenset(never)
+
     def keeping_claim(self, claim: str) -> "Model":
         """This model with only the never claim or ltl formula that the search checks (see
         NO_CLAIM ...; otherwise the name of an ltl formula): the others do not constrain the
