@@ -31,11 +31,16 @@ strategy falls back to the same plain pipeline, and one run shows that it does.
 
 The examples are derandomized (the same every run, so CI is reproducible) and few: each costs
 a gcc -O2 build per strategy.  ``pytest --hypothesis-show-statistics`` shows how they split
-into symmetric, nearly symmetric, erroneous and trivial-group models.
+into symmetric, nearly symmetric, erroneous and trivial-group models.  A soak run draws fresh
+models, as many per test as ``TOPSPIN_SOAK`` says (hypothesis prints the seed and the model of
+a failure):
+
+    TOPSPIN_SOAK=200 pytest tests/test_random_models.py
 """
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -52,8 +57,12 @@ from topspin_py.symmetry.detect import detect
 PAN_ARGS = ("-m100000",)   # deeper than any generated model; verify would rerun otherwise
 
 
+SOAK = int(os.environ.get("TOPSPIN_SOAK", "0"))
+
+
 def examples(count: int) -> settings:
-    return settings(max_examples=count, deadline=None, derandomize=True, database=None,
+    """CI's few derandomized examples, or a soak run's many fresh ones."""
+    return settings(max_examples=SOAK or count, deadline=None, derandomize=not SOAK, database=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
