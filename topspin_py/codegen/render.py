@@ -221,11 +221,12 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
 
 
 def _keys(layout: StateLayout, moved_processes) -> dict:
-    """What the segmented strategy's process keys are made of, for segmented.c.j2: a process's
-    slot with its pid and channel values blanked (they change under renaming) and its arrays
+    """What the segmented strategy's keys are made of, for segmented.c.j2: a process's slot
+    with its pid and channel values blanked (they change under renaming) and its arrays
     indexed by pid blanked (their elements move between processes); and its own element of
-    every global data array indexed by pid whose elements hold no pid or channel; and the
-    global places that hold its pid."""
+    every global data array indexed by pid whose elements hold no pid or channel; the keys of
+    the channels its fields name; and the global places that hold its pid.  A channel's key
+    is its queue with pid and channel values blanked, the key of its point too."""
     keyed = []
     for proc in moved_processes:
         fields = layout.proctypes[proc.proctype].fields
@@ -235,7 +236,15 @@ def _keys(layout: StateLayout, moved_processes) -> dict:
             "blank_values": [lvalue for f in fields if f.holds in (PID, CHAN) and not f.pid_indexed
                              for lvalue in f.lvalues(scratch)],
             "blank_arrays": [scratch + f.path[0].name for f in fields if f.pid_indexed],
+            # The channels it names, in field order: their keys join its own.
+            "channel_values": [lvalue for f in fields if f.holds == CHAN and not f.pid_indexed
+                               for lvalue in f.lvalues(f"(({proc.struct} *) TS_PROC(&ts_orig, {proc.slot}))->")],
         })
+    # A channel's key: its queue with pid and channel values blanked.
+    keyed_channels = [{"id": chan.id, "struct": chan.struct,
+                       "capacity": layout.channel_types[chan.struct].capacity,
+                       "blank": [f.path[-1].name for f in layout.channel_types[chan.struct].value_fields]}
+                      for chan in layout.channels]
     holding = {f.path[0].name for f in layout.globals if f.holds in (PID, CHAN)}
     indexed = {f.path[0].name for f in layout.globals if f.pid_indexed}
     key_arrays = [_array(f) for f in layout.globals
@@ -245,7 +254,8 @@ def _keys(layout: StateLayout, moved_processes) -> dict:
     pid_places = [lvalue for f in layout.state_fields
                   if f.holds == PID and not f.pid_indexed and f.path[0].name not in indexed
                   for lvalue in f.lvalues("ts_orig.")]
-    return {"keyed_processes": keyed, "key_arrays": key_arrays, "pid_places": pid_places}
+    return {"keyed_processes": keyed, "keyed_channels": keyed_channels, "key_arrays": key_arrays,
+            "pid_places": pid_places}
 
 
 def _refuse_unsupported(layout: StateLayout) -> None:
