@@ -70,3 +70,22 @@ def test_swaps_are_found_in_groups_of_any_order(tmp_path):
     for level in levels:
         for x, y in itertools.combinations(level, 2):
             assert (x, y) in swaps
+
+
+@pytest.mark.parametrize("label, source", [
+    ("three-tiered 3-3 (S3 wr S2)", families.three_tiered(3, 3)),
+    ("resource allocator 2-2-3", families.resource_allocator(2, 2, 3)),
+    ("hypercube 3d by neighbour (geometric, 48)", families.hypercube_by_neighbour(3)),
+    ("email 4", families.email(4)),
+])
+def test_a_pair_gets_a_swap_exactly_when_the_group_has_one(label, source, tmp_path):
+    # Checked against every element of the group: swaps are found by classes of processes and
+    # conjugation, and pairs across classes are never searched.
+    group, n_pids, swaps = _swaps_of(source, tmp_path)
+    pid_points = [i for i, (kind, _) in enumerate(group.points) if kind == "pid"]
+    swappable = set()
+    for element in group.perm_group.generate():
+        moved = [group.points[i][1] for i in pid_points if element(i) != i]
+        if len(moved) == 2:
+            swappable.add(tuple(sorted(moved)))
+    assert {pair for pair in swaps if pair[0] < pair[1]} == swappable, label

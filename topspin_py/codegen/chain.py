@@ -17,6 +17,7 @@ order, which is then the order of process slots.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from sympy.combinatorics import Permutation, PermutationGroup
@@ -114,54 +115,68 @@ def _c_images(element: Permutation, c_point, identity: tuple[int, ...]) -> tuple
 def process_swaps(group: Group, n_pids: int, n_chans: int,
                   owned: dict[int, tuple[int, ...]]) -> dict[tuple[int, int], tuple[int, ...]]:
     """For pairs of processes X, Y in one orbit: an element of the group that swaps them and
-    fixes every other process, as C point images, where one is found.
+    fixes every other process, as C point images, for every pair that has one.
 
     The segmented search uses them to prune: when such an element also fixes the state, the
     images below a choice of X and below a choice of Y are the same, so only one is searched.
-    The candidate tried first swaps X and Y with the channels they own, in order.  When the
-    group does not contain it (clients whose channels are global, say), and X and Y can both
-    be swapped with the orbit's first process x0, the swap is a conjugate:
-    s(x0, Y)^-1 s(x0, X) s(x0, Y) sends Y to X and X to Y and fixes every other process.  Only
-    the pairs left over are searched for in the subgroup that fixes every other process, so a
-    symmetric group on n processes costs n - 1 such searches, not n(n-1)/2."""
+
+    Being swappable is an equivalence: from swaps s(A, X) and s(A, Y), the conjugate
+    s(A, Y)^-1 s(A, X) s(A, Y) swaps X and Y and fixes every other process (and from s(A, X)
+    and s(X, Y) one gets s(A, Y) the same way).  So the processes of an orbit fall into classes,
+    each found by trying a process against one member of each class so far; every pair of a
+    class then has a swap, by conjugation, and no pair across classes has one.  Whether A and
+    Y can be swapped is asked of the group's action on pids (the transposition (A Y) is in it
+    exactly when a swap exists), which costs one Schreier-Sims run for all pairs, after the
+    likeliest swap, the transposition with the channels they own, was not in the group; a swap
+    known to exist is then found by a search of the subgroup that fixes every other process."""
     index = {point: i for i, point in enumerate(group.points)}
     degree = group.perm_group.degree
     pid_points = [i for i, (kind, _) in enumerate(group.points) if kind == "pid"]
+    on_pids = {group.points[i][1]: k for k, i in enumerate(pid_points)}
+
+    @functools.cache
+    def pid_action() -> PermutationGroup:
+        return PermutationGroup([Permutation([on_pids[group.points[g(i)][1]] for i in pid_points])
+                                 for g in group.perm_group.generators])
 
     def c_point(i: int) -> int:
         kind, value = group.points[i]
         return value if kind == "pid" else n_pids + value - 1
 
-    def searched_swap(x: int, y: int) -> Permutation | None:
+    def swap(x: int, y: int) -> Permutation | None:
+        element = _pure_swap(group, index, degree, x, y, owned)
+        if element is not None:
+            return element
+        if not pid_action().contains(Permutation(on_pids[x], on_pids[y], size=len(pid_points))):
+            return None
         others = [i for i in pid_points if group.points[i][1] not in (x, y)]
         fixing = group.perm_group.pointwise_stabilizer(others)
-        return dict(fixing.orbit_transversal(index[("pid", x)], pairs=True)).get(index[("pid", y)])
+        return dict(fixing.orbit_transversal(index[("pid", x)], pairs=True))[index[("pid", y)]]
 
     identity = tuple(range(n_pids + n_chans))
     swaps: dict[tuple[int, int], tuple[int, ...]] = {}
+
+    def record(x: int, y: int, element: Permutation) -> None:
+        swaps[(x, y)] = swaps[(y, x)] = _c_images(element, c_point, identity)
+
     for orbit in group.perm_group.orbits():
-        pids = sorted(group.points[i][1] for i in orbit if group.points[i][0] == "pid")
-        if len(pids) < 2:
-            continue
-        first, rest = pids[0], pids[1:]
-        with_first = {}
-        for y in rest:
-            element = _pure_swap(group, index, degree, first, y, owned)
-            with_first[y] = element if element is not None else searched_swap(first, y)
-        for a, x in enumerate(pids):
-            for y in pids[a + 1:]:
-                if x == first:
-                    element = with_first[y]
-                else:
-                    element = _pure_swap(group, index, degree, x, y, owned)
-                    if element is None and with_first[x] is not None and with_first[y] is not None:
-                        # sympy multiplies left to right: (p * q)(i) = q(p(i)).
-                        element = ~with_first[y] * with_first[x] * with_first[y]
-                    elif element is None:
-                        element = searched_swap(x, y)
+        classes: list[tuple[int, dict[int, Permutation]]] = []  # a member, its swaps with the rest
+        for y in sorted(group.points[i][1] for i in orbit if group.points[i][0] == "pid"):
+            for anchor, with_anchor in classes:
+                element = swap(anchor, y)
                 if element is not None:
-                    images = _c_images(element, c_point, identity)
-                    swaps[(x, y)] = swaps[(y, x)] = images
+                    with_anchor[y] = element
+                    record(anchor, y, element)
+                    break
+            else:
+                classes.append((y, {}))
+        for anchor, with_anchor in classes:
+            members = sorted(with_anchor)
+            for a, x in enumerate(members):
+                for y in members[a + 1:]:
+                    # sympy multiplies left to right: (p * q)(i) = q(p(i)).  The conjugate of
+                    # two pure swaps is the pure swap of X and Y.
+                    record(x, y, ~with_anchor[y] * with_anchor[x] * with_anchor[y])
     return swaps
 
 
