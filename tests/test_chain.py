@@ -18,7 +18,7 @@ from sympy.combinatorics import Permutation
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import families  # noqa: E402
 
-from topspin_py.codegen.chain import process_swaps  # noqa: E402
+from topspin_py.codegen.chain import c_point, process_swaps  # noqa: E402
 from topspin_py.promela import load_model  # noqa: E402
 from topspin_py.symmetry.detect import detect  # noqa: E402
 
@@ -34,12 +34,8 @@ def _swaps_of(source: str, tmp_path: Path):
 
 
 def _as_group_element(group, n_pids: int, images: tuple[int, ...]) -> Permutation:
-    def c_point(point) -> int:
-        kind, value = point
-        return value if kind == "pid" else n_pids + value - 1
-
-    index = {c_point(point): i for i, point in enumerate(group.points)}
-    return Permutation([index[images[c_point(point)]] for point in group.points])
+    index = {c_point(point, n_pids): i for i, point in enumerate(group.points)}
+    return Permutation([index[images[c_point(point, n_pids)]] for point in group.points])
 
 
 @pytest.mark.parametrize("label, source, expected_pairs", [

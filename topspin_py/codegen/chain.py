@@ -55,15 +55,20 @@ class Chain:
         return size
 
 
+def c_point(point: tuple[str, int], n_pids: int) -> int:
+    """The C point of ``("pid", p)`` or ``("chan", id)`` (see the module's docstring)."""
+    kind, value = point
+    return value if kind == "pid" else n_pids + value - 1
+
+
 def stabiliser_chain(group: Group, n_pids: int, n_chans: int) -> Chain:
     """The chain of ``group`` with base: moved pids in increasing order, then moved channels."""
-    def c_point(index: int) -> int:
-        kind, value = group.points[index]
-        return value if kind == "pid" else n_pids + value - 1
+    def point_of(index: int) -> int:
+        return c_point(group.points[index], n_pids)
 
     degree = group.perm_group.degree
     moved = [i for i in range(degree) if any(g(i) != i for g in group.perm_group.generators)]
-    base_wanted = sorted(moved, key=c_point)
+    base_wanted = sorted(moved, key=point_of)
     if not base_wanted:
         return Chain(n_pids, n_chans, ())
     base, strong = group.perm_group.schreier_sims_incremental(base=base_wanted)
@@ -74,9 +79,9 @@ def stabiliser_chain(group: Group, n_pids: int, n_chans: int) -> Chain:
     for point, transversal in zip(base, transversals):
         if len(transversal) == 1:
             continue  # a redundant base point: its stabiliser is the whole subgroup
-        elements = [_c_images(transversal[x], c_point, identity)
+        elements = [_c_images(transversal[x], point_of, identity)
                     for x in sorted(transversal, key=lambda x: not transversal[x].is_Identity)]
-        levels.append(Level(c_point(point), group.points[point][0] == "pid", tuple(elements)))
+        levels.append(Level(point_of(point), group.points[point][0] == "pid", tuple(elements)))
     chain = Chain(n_pids, n_chans, tuple(levels))
     if chain.size != group.order:
         raise AssertionError(f"stabiliser chain spells {chain.size} elements, the group has {group.order}")
@@ -105,10 +110,10 @@ def setwise_stabiliser(group: PermutationGroup, points: frozenset[int], moved: s
                                  init_subgroup=seed)
 
 
-def _c_images(element: Permutation, c_point, identity: tuple[int, ...]) -> tuple[int, ...]:
+def _c_images(element: Permutation, point_of, identity: tuple[int, ...]) -> tuple[int, ...]:
     images = list(identity)
     for index in range(element.size):
-        images[c_point(index)] = c_point(element(index))
+        images[point_of(index)] = point_of(element(index))
     return tuple(images)
 
 
@@ -139,9 +144,8 @@ def process_swaps(group: Group, n_pids: int, n_chans: int,
         return PermutationGroup([Permutation([on_pids[group.points[g(i)][1]] for i in pid_points])
                                  for g in group.perm_group.generators])
 
-    def c_point(i: int) -> int:
-        kind, value = group.points[i]
-        return value if kind == "pid" else n_pids + value - 1
+    def point_of(index: int) -> int:
+        return c_point(group.points[index], n_pids)
 
     def swap(x: int, y: int) -> Permutation | None:
         element = _pure_swap(group, index, degree, x, y, owned)
@@ -157,7 +161,7 @@ def process_swaps(group: Group, n_pids: int, n_chans: int,
     swaps: dict[tuple[int, int], tuple[int, ...]] = {}
 
     def record(x: int, y: int, element: Permutation) -> None:
-        swaps[(x, y)] = swaps[(y, x)] = _c_images(element, c_point, identity)
+        swaps[(x, y)] = swaps[(y, x)] = _c_images(element, point_of, identity)
 
     for orbit in group.perm_group.orbits():
         classes: list[tuple[int, dict[int, Permutation]]] = []  # a member, its swaps with the rest

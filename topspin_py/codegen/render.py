@@ -30,7 +30,7 @@ from ..layout.statevector import CHAN, PID, StateLayout, ValueField
 from ..pan.flags import define_name
 from ..resources import template_environment
 from ..symmetry.detect import Group
-from .chain import process_swaps, setwise_stabiliser, stabiliser_chain
+from .chain import c_point, process_swaps, setwise_stabiliser, stabiliser_chain
 
 # Beyond this many elements, applying all of them to every state is hopeless (Peterson 7's 5040
 # already take minutes); segmented applies only the few that tie.
@@ -138,8 +138,8 @@ def _start_up_chains(group: Group, layout: StateLayout, n_pids: int, n_chans: in
             chain = stabiliser_chain(dataclasses.replace(group, perm_group=subgroup), n_pids, n_chans)
             index_of[existing] = len(chains)
             when = f"only {names} exist" if names else "none exists"
-            c_points = frozenset(_c_point(group.points[i], n_pids) for i in existing) | frozenset(
-                _c_point(group.points[i], n_pids) for i in range(group.perm_group.degree) if i not in moved)
+            c_points = frozenset(c_point(group.points[i], n_pids) for i in existing) | frozenset(
+                c_point(group.points[i], n_pids) for i in range(group.perm_group.degree) if i not in moved)
             chains.append(_chain_context(chain, f"start-up, while of the moved points {when}: "
                                                 f"order {subgroup.order()}", c_points))
         start_up.append(index_of[existing])
@@ -159,11 +159,6 @@ def _chain_context(chain, description: str, existing: frozenset[int] | None) -> 
         first.append(total)
         total += len(level.transversal)
     return {"levels": chain.levels, "first": first, "description": description, "existing": existing}
-
-
-def _c_point(point: tuple[str, int], n_pids: int) -> int:
-    kind, value = point
-    return value if kind == "pid" else n_pids + value - 1
 
 
 def _swaps(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> dict:

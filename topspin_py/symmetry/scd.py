@@ -66,11 +66,13 @@ class Diagram:
             colour_of.append(colour)
             return len(colour_of) - 1
 
+        colour_names = [repr(colour) for colour in self.colours]  # comparable, unlike colours
+
         def colour_pair(a: int, b: int) -> tuple:
-            return tuple(sorted((repr(self.colours[a]), repr(self.colours[b]))))
+            return tuple(sorted((colour_names[a], colour_names[b])))
 
         def oriented(a: int, b: int, label: str) -> tuple:
-            return (label, repr(self.colours[a]), repr(self.colours[b]))
+            return (label, colour_names[a], colour_names[b])
 
         counts: dict[tuple, dict[tuple, int]] = {}
         for a, b, label in self.edges:
