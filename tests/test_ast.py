@@ -1,0 +1,29 @@
+"""The generated AST module is up to date with its description (topspin_py/promela/_ast.cfg)."""
+
+from __future__ import annotations
+
+import typing
+
+from topspin_py.promela import _ast_gen, ast
+
+
+def test_ast_module_is_generated_from_the_description():
+    assert _ast_gen.TARGET.read_text() == _ast_gen.generate(), (
+        "topspin_py/promela/ast.py is out of date: run python -m topspin_py.promela._ast_gen")
+
+
+def test_every_node_class_is_in_exactly_the_unions_its_groups_name():
+    nodes = _ast_gen.read_config(_ast_gen.CONFIG.read_text())
+    for group in ("Unit", "Stmt", "Expr", "LtlFormula"):
+        members = set(typing.get_args(getattr(ast, group)))
+        assert members == {ast.CLASSES[n.name] for n in nodes if group in n.groups}, group
+    grouped = {n.name for n in nodes if set(n.groups) & {"Unit", "Stmt", "Expr", "LtlFormula"}}
+    # Everything that is not in a union is a part of another node (Sequence, VarDecl, ...).
+    assert set(ast.CLASSES) - grouped == {n.name for n in nodes if set(n.groups) <= {"Part", "Root"}}
+
+
+def test_positions_are_left_out_of_equality():
+    a = ast.BinOp(op="+", left=ast.Const(value=1), right=ast.VarRef(name="x"), pos="here")
+    b = ast.BinOp(op="+", left=ast.Const(value=1), right=ast.VarRef(name="x"), pos="there")
+    assert a == b and a.field_names == ("op", "left", "right")
+    assert ast.Ltl(name="p", text="[] x", formula=None) == ast.Ltl(name="p", text="other", formula=None)
