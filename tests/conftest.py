@@ -14,11 +14,18 @@ MODELS = REPO / "tests" / "models"
 CORPUS = Path(os.environ.get("TOPSPIN_CORPUS", REPO.parent / "shared" / "corpus"))
 
 
+# The symmetry corpus: models with replicated processes, small enough to verify in a test.
+# The wider corpus beside it (spin-all/, beem/, spins-case-studies/: parse compatibility) has
+# models of millions of states; tests that run pan on every model read only these folders.
+SYMMETRY_CORPUS = ("topspin", "spin-examples")
+
+
 def corpus_files() -> list[Path]:
-    """Every Promela model of the shared corpus (empty when the corpus is absent)."""
+    """Every Promela model of the symmetry corpus (empty when the corpus is absent)."""
     if not CORPUS.is_dir():
         return []
-    return sorted(p for p in CORPUS.rglob("*") if p.suffix in (".p", ".pml"))
+    return sorted(p for folder in SYMMETRY_CORPUS for p in (CORPUS / folder).rglob("*")
+                  if p.suffix in (".p", ".pml"))
 
 
 @pytest.fixture

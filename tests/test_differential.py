@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MODELS
+from conftest import MODELS, corpus_files
 import differential
 from differential import (STRATEGY_NAMES, Comparison, check_against_plain, group_in_force,
                           orbit_count, run, verify_every_way)
@@ -174,7 +174,7 @@ CORPUS_RUNS = [
 
 
 def test_every_corpus_model_has_a_run(corpus):
-    models = {str(p.relative_to(corpus)) for p in corpus.rglob("*") if p.suffix in (".p", ".pml")}
+    models = {str(p.relative_to(corpus)) for p in corpus_files()}
     assert models == {run.model for run in CORPUS_RUNS}
 
 

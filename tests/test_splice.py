@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MODELS
+from conftest import MODELS, corpus_files
 from modelgen import read_header
 from topspin_py.errors import ToolchainError
 from topspin_py.pan.output import parse_pan_output
@@ -381,7 +381,7 @@ def test_every_test_model_splices(tmp_path):
 
 
 def test_every_corpus_model_splices(corpus, tmp_path):
-    _splices(sorted(p for p in corpus.rglob("*") if p.suffix in (".p", ".pml")), tmp_path)
+    _splices(corpus_files(), tmp_path)
 
 
 # ------------------------------------------------------- without the macro: the same program
