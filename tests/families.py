@@ -576,6 +576,7 @@ def hypercube(m: int) -> str:
     return f"""mtype = {{packet}};
 
 {_chans((f"link{v + 1}" for v in nodes), 1, 'mtype')}
+chan none = [0] of {{mtype}};  /* what `next` holds between two sends */
 
 pid dest = 0;
 pid current = 0;
@@ -625,7 +626,11 @@ def hypercube_by_neighbour(m: int) -> str:
     every symmetry of the cube (2^m translations times m! permutations of the dimensions,
     order 2^m m!) is a permutation of node pids and link channels that maps the program to
     itself: each routing option ``(v, w, u)`` goes to ``(g v, g w, g u)``, and a geometric g
-    keeps u a neighbour of v one bit closer to w.  In :func:`hypercube` a dimension swap must
+    keeps u a neighbour of v one bit closer to w.  An option only chooses the link
+    (``next = link<u+1>``, which cannot block inside the atomic sequence) and the send comes
+    after the ``if``: a send inside the option could block there, leaving the node inside one
+    option in a stored state, and the canonicaliser does not move program counters from one
+    option to another, so such options could not be exchanged.  In :func:`hypercube` a dimension swap must
     also permute ``chosen_dimension``'s values and the parameters ``out0..``, which a group of
     pids and channels cannot do: there only the translations are symmetries.
     """
@@ -633,18 +638,19 @@ def hypercube_by_neighbour(m: int) -> str:
         raise ValueError("a hypercube has at least one dimension")
     nodes = range(2 ** m)
     destinations = [f":: _pid != {w + 1} -> dest = {w + 1}" for w in nodes]
-    routes = [f":: _pid == {v + 1} && dest == {w + 1} -> link{(v ^ 1 << d) + 1}!packet"
+    routes = [f":: _pid == {v + 1} && dest == {w + 1} -> next = link{(v ^ 1 << d) + 1}"
               for v in nodes for w in nodes if v != w for d in range(m) if (v ^ w) >> d & 1]
-    runs = [f"run node(link{v + 1});" for v in nodes]
+    runs = [f"run node(link{v + 1}, none);" for v in nodes]
     inject = [f":: link{v + 1}!packet; dest = {v + 1}" for v in nodes]
     return f"""mtype = {{packet}};
 
 {_chans((f"link{v + 1}" for v in nodes), 1, 'mtype')}
+chan none = [0] of {{mtype}};  /* what `next` holds between two sends */
 
 pid dest = 0;
 pid current = 0;
 
-proctype node(chan in)
+proctype node(chan in; chan next)  /* next: none, except while a packet is sent */
 {{
 loop:
   atomic {{
@@ -662,6 +668,8 @@ loop:
     if
 {_join(routes, '    ')}
     fi;
+    next!packet;
+    next = none;
     current = 0
   }};
   goto loop

@@ -30,8 +30,10 @@ PUBLISHED = [
     ("topspin/petersonnoatomic/3.p", SAFETY, (), 6, 12706, None),
     ("topspin/email3.p", SAFETY, ("-m100000",), 6, 3902, 11951),
     ("topspin/2s3cs.p", SAFETY, ("-m100000",), 72, 2656, 14879),
-    # TopSPIN's manual ran the load balancer with partial order reduction on.
-    ("topspin/loadbalancer.p", ("SAFETY",), ("-m100000",), 48, 4213, None),
+    # TopSPIN's manual also gives the load balancer with POR, 4,213 states under S4 x S2; that
+    # group exchanges two options the balancer can be stored inside (tests/test_detect.py), so
+    # its count is not a target: the load balancer's S4 is checked by the orbit oracle
+    # (tests/test_oracles.py) instead.
 ]
 
 

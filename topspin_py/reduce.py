@@ -53,7 +53,10 @@ def plan(model_path: Path, defines: list[str], requested: str) -> tuple[Model, G
     model = load_model(model_path, tuple(defines))
     # The user runs pan, possibly with -N: every claim must stay valid, unless -DNOCLAIM.
     claim = NO_CLAIM if any(define_name(d) == "NOCLAIM" for d in defines) else ANY_CLAIM
-    group = detect(model.keeping_claim(claim))
+    searched = model.keeping_claim(claim)
+    if any(define_name(d) == "BFS" for d in defines):
+        searched = searched.for_breadth_first_search()
+    group = detect(searched)
     strategy = choose_strategy(requested, group)
     if strategy == "none":
         raise UsageError(f"{model_path}: the symmetry group is trivial, there is nothing to generate",

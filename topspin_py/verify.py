@@ -154,6 +154,8 @@ def model_as_searched(model: Model, defines: list[str], pan_args: list[str]) -> 
     """The model as the search sees it, for detection: only the claim pan checks (-N name,
     -DNOCLAIM), and no accept or progress labels unless pan looks for cycles."""
     searched = model.keeping_claim(panflags.claim_in_force(defines, pan_args))
+    if any(panflags.define_name(d.removeprefix("-D")) == "BFS" for d in defines):
+        searched = searched.for_breadth_first_search()
     return searched if panflags.cycle_search(pan_args) else searched.for_safety_search()
 
 

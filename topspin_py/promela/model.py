@@ -97,10 +97,18 @@ class Model:
     # Whether the search may look for acceptance or non-progress cycles (pan -a, -l): True
     # unless the caller knows it is a safety search (see for_safety_search).
     cycle_search: bool = True
+    # Whether the search stores states inside atomic sequences (a breadth-first pan does):
+    # then a process can be inside an atomic if/do option in a stored state.
+    atomic_states_stored: bool = False
 
     @property
     def has_claim(self) -> bool:
         return bool(self.never_claims or self.ltl)
+
+    def for_breadth_first_search(self) -> "Model":
+        """This model as a breadth-first search sees it: states inside atomic sequences are
+        stored too."""
+        return dataclasses.replace(self, atomic_states_stored=True)
 
     def for_safety_search(self) -> "Model":
         """This model as a safety search sees it: accept and progress labels play no part."""

@@ -3,22 +3,33 @@
 Every place that holds a value is a *slot*: a global variable, a local variable or parameter of
 a proctype, a field of a typedef, a field of the messages of a channel class, or the index of an
 array.  Slots that exchange values (assignment, comparison with ``==``/``!=``, parameter
-passing, sending and receiving) are unified; a class of slots is
+passing, sending and receiving, a loop variable and the array it runs over) are unified; a class
+of slots is
 
-* ``PID`` when one of them is declared ``pid`` or receives ``_pid`` or the value of ``run``,
-* ``CHAN`` when one of them is declared ``chan``,
+* ``PID`` when one of them is declared ``pid``, receives ``_pid`` or the value of ``run``, or
+  stands where a pid is meant: the index of a remote reference ``P[i]@l``, ``P[i]:x`` and the
+  argument of ``enabled``, ``pc_value``, ``get_priority`` and ``set_priority``;
+* ``CHAN`` when one of them is declared ``chan``, or names the channel of a send, receive,
+  poll or channel function;
 * ``DATA`` otherwise.
 
-An array whose index class is ``PID`` is indexed by pid.  A PID slot used in arithmetic or in
-an ordering (``<``, ``+``, ``++`` ...) is *tainted*: a permutation of pids does not commute with
-such uses, so the symmetry analysis drops pid symmetry and says why.  Expressions that compute
-a pid from ``_pid`` and constants alone (``1 - _pid``, ``(_pid + 1) % N``) are not taints:
-the validity check evaluates them for every process.
+An array whose index class is ``PID`` is indexed by pid.  A PID or CHAN slot used in arithmetic
+or in an ordering (``<``, ``+``, ``++``, a loop counter ...) is *tainted*: a permutation does not
+commute with such uses, so the symmetry analysis drops the symmetry and says why.  Expressions
+that compute a pid from ``_pid`` and constants alone (``1 - _pid``, ``(_pid + 1) % N``) are not
+taints: the validity check evaluates them for every process.
+
+This inference only decides the kinds.  It need not be complete for soundness: validity.py
+rewrites the program under each candidate permutation and rejects every place where the kind of
+a value and the kind of its context disagree, so a flow this module misses costs symmetry, never
+a wrong verdict.  Both walks dispatch over every node kind (``match`` with ``assert_never``), so
+a construct added to the front end stops mypy until both say what it means.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterable, assert_never
 
 from ..promela import ast
 from ..promela.model import INIT, Model
@@ -28,13 +39,17 @@ PID, CHAN, DATA = "pid", "chan", "data"
 _ARITH = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", "<=", ">", ">="}
 _SELF_PID = ("self", "_pid")  # the pseudo-slot of `_pid`, a PID by definition
 LAST_SLOT = ("global", "_last")  # SPIN's `_last`: the pid of the process that moved last
+# Builtins whose first argument is a pid.
+PID_BUILTINS = frozenset({"enabled", "pc_value", "get_priority", "set_priority"})
+
+Slot = tuple
 
 
 @dataclass
 class Taint:
-    """A PID slot used where pid permutations do not commute with it."""
+    """A PID or CHAN slot used where permutations do not commute with it."""
 
-    slot: tuple
+    slot: Slot
     node: object  # the offending expression or statement (it has .pos)
     why: str
 
@@ -50,12 +65,12 @@ class TypeInfo:
     # candidate (the classes are final once inference is done)
     known_kinds: dict = field(default_factory=dict, repr=False, compare=False)
 
-    def find(self, slot: tuple) -> tuple:
+    def find(self, slot: Slot) -> Slot:
         while self.parent.get(slot, slot) != slot:
             slot = self.parent[slot]
         return slot
 
-    def kind(self, slot: tuple | None) -> str:
+    def kind(self, slot: Slot | None) -> str:
         if slot is None:
             return DATA
         kind = self.known_kinds.get(slot)
@@ -64,7 +79,7 @@ class TypeInfo:
             self.known_kinds[slot] = kind
         return kind
 
-    def index_kind(self, array_slot: tuple) -> str:
+    def index_kind(self, array_slot: Slot) -> str:
         # Keyed by the array itself: its elements may be unified with other slots, its index
         # class is its own.
         return self.kind(("index", array_slot))
@@ -85,9 +100,9 @@ class SlotResolver:
             return self.globals[name], ("global", name)
         return None, None
 
-    def slot(self, ref, owner: str | None) -> tuple | None:
+    def slot(self, ref, owner: str | None) -> Slot | None:
         """The slot a VarRef (or remote variable) denotes; None for names that hold no data
-        (mtype constants, true/false, builtins other than _pid)."""
+        (mtype constants, true/false, builtins other than _pid and _last)."""
         if isinstance(ref, ast.RemoteVar):
             return self.slot(ref.var, ref.proctype)
         if not isinstance(ref, ast.VarRef):
@@ -99,18 +114,29 @@ class SlotResolver:
         var, slot = self.variable(ref.name, owner)
         if var is None:
             return None
+        for _inner, slot in self.field_path(var, ref):
+            pass
+        return slot
+
+    def array_slot(self, ref: ast.VarRef, owner: str | None) -> Slot | None:
+        """The slot of the variable itself (not of a field below it): its index class is the
+        one ``ref.index`` belongs to."""
+        var, slot = self.variable(ref.name, owner)
+        return slot if var is not None else None
+
+    def field_path(self, var, ref: ast.VarRef) -> Iterable[tuple[ast.VarRef, Slot]]:
+        """Each field reference below ``ref`` with the slot it denotes (``("field", typedef,
+        name)``), outermost first."""
         typename = var.type.name
         inner = ref.field
         while inner is not None:
             slot = ("field", typename, inner.name)
+            yield inner, slot
             typedef = self.model.typedefs.get(typename)
-            member = None
             if typedef is not None:
-                member = next((v for d in typedef.fields for v in d.vars if v.name == inner.name), None)
-                decl = next((d for d in typedef.fields if member in d.vars), None)
+                decl = next((d for d in typedef.fields for v in d.vars if v.name == inner.name), None)
                 typename = decl.type.name if decl is not None else typename
             inner = inner.field
-        return slot
 
     def declared_kind(self, ref, owner: str | None) -> str | None:
         var, _ = self.variable(ref.name, owner) if isinstance(ref, ast.VarRef) else (None, None)
@@ -131,8 +157,8 @@ class _Inference:
         self.parent: dict = {}
         self.declared: dict = {}  # slot -> set of declared kinds
         self.pid_sources: set = set()
-        self.arith: list[tuple[tuple, object, str]] = []
-        self.chan_fields: dict = {}  # chan slot -> list of message-field slots
+        self.arith: list[tuple[Slot | None, object, str]] = []
+        self.chan_fields: dict = {}  # chan slot -> set of message-field indices
 
     # ------------------------------------------------------------------ union-find
     def find(self, slot):
@@ -176,25 +202,11 @@ class _Inference:
             if proc.origin == "run":
                 params = [v for v in self.model.locals.get(proc.proctype, []) if v.is_param]
                 for param, arg in zip(params, proc.args):
-                    self.flow(("local", proc.proctype, param.name), arg, None, proc)
+                    self.flow(("local", proc.proctype, param.name), arg, None)
         for unit in self.model.expanded.units:
-            owner = self.owner_of(unit)
-            if isinstance(unit, (ast.Proctype, ast.Init, ast.Never, ast.Trace)):
-                for node in unit.body.walk():
-                    self.statement(node, owner)
-            elif isinstance(unit, ast.Ltl) and unit.formula is not None:
-                for node in unit.formula.walk():
-                    self.expression(node, None)
+            self.unit(unit)
         self.propagate_channel_fields()
         return self.classify()
-
-    @staticmethod
-    def owner_of(unit) -> str | None:
-        if isinstance(unit, ast.Proctype):
-            return unit.name
-        if isinstance(unit, ast.Init):
-            return INIT
-        return None
 
     def declare_var(self, var, slot) -> None:
         kind = {"pid": PID, "chan": CHAN}.get(var.type.name)
@@ -202,89 +214,282 @@ class _Inference:
             self.declare(slot, kind)
         if var.init is not None and isinstance(var.init, ast.ChanInit):
             self.declare(slot, CHAN)
-            for i, ftype in enumerate(var.init.fields):
-                fkind = {"pid": PID, "chan": CHAN}.get(ftype.name)
-                if fkind:
-                    self.declare(self.field_slot(slot, i), fkind)
-                self.chan_fields.setdefault(slot, set()).add(i)
+            self.channel_declaration(slot, var.init)
         elif var.init is not None:
-            self.flow(slot, var.init, var.owner, var)
+            self.flow(slot, var.init, var.owner)
 
-    def flow(self, target_slot, value, owner, where) -> None:
+    def channel_declaration(self, slot, init: ast.ChanInit) -> None:
+        for i, ftype in enumerate(init.fields):
+            fkind = {"pid": PID, "chan": CHAN}.get(ftype.name)
+            if fkind:
+                self.declare(self.field_slot(slot, i), fkind)
+            self.chan_fields.setdefault(slot, set()).add(i)
+
+    def flow(self, target_slot, value, owner) -> None:
         """``value`` is stored in ``target_slot``."""
-        value_slot = self.value_slot(value, owner, where)
-        self.union(target_slot, value_slot)
+        self.union(target_slot, self.value_slot(value, owner))
 
-    def value_slot(self, expr, owner, where):
+    def value_slot(self, expr, owner):
         """The slot whose class the value of ``expr`` belongs to, when it is a plain copy;
         arithmetic on a slot records a taint candidate instead."""
         if isinstance(expr, (ast.VarRef, ast.RemoteVar)):
             return self.resolve.slot(expr, owner)
         if isinstance(expr, ast.Run):
             return _SELF_PID
+        if isinstance(expr, ast.Eval):
+            return self.value_slot(expr.expr, owner)
         if isinstance(expr, ast.CondExpr):
-            a = self.value_slot(expr.then, owner, where)
-            b = self.value_slot(expr.other, owner, where)
+            a = self.value_slot(expr.then, owner)
+            b = self.value_slot(expr.other, owner)
             self.union(a, b)
             return a or b
         return None
 
-    def statement(self, node, owner) -> None:
-        if isinstance(node, ast.Assign):
-            self.flow(self.resolve.slot(node.target, owner), node.value, owner, node)
-            self.arith_operands(node.value, owner)
-            if isinstance(node.value, (ast.BinOp, ast.UnOp)):
-                # The target holds the result of arithmetic: taint it if it is a pid, unless
-                # the expression is built from _pid and constants alone.
-                if not is_pid_constant(node.value):
-                    self.arith.append((self.resolve.slot(node.target, owner), node, "is assigned the result of arithmetic"))
-                else:
-                    self.pid_sources.add(self.resolve.slot(node.target, owner))
-        elif isinstance(node, ast.IncDec):
-            self.arith.append((self.resolve.slot(node.target, owner), node, f"is changed by '{node.op}'"))
-        elif isinstance(node, (ast.Send, ast.Receive)):
-            self.message(node.chan, node.args, owner)
-        elif isinstance(node, (ast.ForRange, ast.Select)):
-            self.arith.append((self.resolve.slot(node.var, owner), node, "is a loop counter"))
-        self.expression(node, owner)
+    def pid_meant(self, expr, owner) -> None:
+        """``expr`` stands where a pid is meant: whatever holds its value holds pids."""
+        slot = self.value_slot(expr, owner)
+        if slot is not None:
+            self.pid_sources.add(slot)
 
-    def expression(self, node, owner) -> None:
-        """Constraints from ``node`` itself (the walk visits every node once)."""
-        for expr in (node,):
-            if isinstance(expr, ast.BinOp):
-                if expr.op in ("==", "!="):
-                    a = self.value_slot(expr.left, owner, expr)
-                    b = self.value_slot(expr.right, owner, expr)
-                    self.union(a, b)
-                    if a is None and is_pid_constant(expr.left) and uses_pid(expr.left):
-                        self.pid_sources.add(b)
-                    if b is None and is_pid_constant(expr.right) and uses_pid(expr.right):
-                        self.pid_sources.add(a)
-                elif expr.op in _ARITH:
-                    self.arith_operands(expr, owner)
-            elif isinstance(expr, ast.VarRef) and expr.index is not None:
-                array = self.resolve.slot(ast.VarRef(name=expr.name), owner)
+    # ------------------------------------------------------------------ units
+    def unit(self, unit: ast.Unit) -> None:
+        match unit:
+            case ast.Proctype():
+                self.sequence(unit.body, unit.name)
+                if unit.provided is not None:
+                    self.expr(unit.provided, unit.name)
+                for expr in (unit.active, unit.priority):
+                    if expr is not None:
+                        self.expr(expr, None)
+            case ast.Init():
+                self.sequence(unit.body, INIT)
+            case ast.Never() | ast.Trace():
+                self.sequence(unit.body, None)
+            case ast.Ltl():
+                if unit.formula is not None:
+                    self.formula(unit.formula)
+            case ast.Decl():
+                for var in unit.vars:
+                    self.var_decl(var, None)
+            case ast.TypeDef():
+                for decl in unit.fields:
+                    for var in decl.vars:
+                        if var.init is not None and not isinstance(var.init, ast.ChanInit):
+                            self.flow(("field", unit.name, var.name), var.init, None)
+                            self.expr(var.init, None)
+                        elif isinstance(var.init, ast.ChanInit):
+                            slot = ("field", unit.name, var.name)
+                            self.declare(slot, CHAN)
+                            self.channel_declaration(slot, var.init)
+            case ast.MtypeDecl() | ast.Inline() | ast.CCode() | ast.CState():
+                pass  # no values (inlines are expanded; embedded C is refused by detection)
+            case _:
+                assert_never(unit)
+
+    def var_decl(self, var: ast.VarDecl, owner: str | None) -> None:
+        """The expressions inside a declaration (its flows are made by declare_var)."""
+        for expr in (var.size, var.bits):
+            if expr is not None:
+                self.expr(expr, owner)
+        if var.init is not None and not isinstance(var.init, ast.ChanInit):
+            self.expr(var.init, owner)
+
+    def formula(self, node) -> None:
+        match node:
+            case ast.LtlUnary():
+                self.formula(node.arg)
+            case ast.LtlBinary():
+                self.formula(node.left)
+                self.formula(node.right)
+            case _:
+                self.expr(node, None)
+
+    # ------------------------------------------------------------------ statements
+    def sequence(self, seq: ast.Sequence, owner: str | None) -> None:
+        for step in seq.steps:
+            self.stmt(step, owner)
+
+    def stmt(self, node: ast.Stmt, owner: str | None) -> None:
+        match node:
+            case ast.Decl():
+                for var in node.vars:
+                    self.var_decl(var, owner)
+            case ast.Labeled():
+                self.stmt(node.stmt, owner)
+            case ast.Unless():
+                self.stmt_or_sequence(node.stmt, owner)
+                self.stmt_or_sequence(node.escape, owner)
+            case ast.Assign():
+                target = self.resolve.slot(node.target, owner)
+                self.flow(target, node.value, owner)
+                if isinstance(node.value, (ast.BinOp, ast.UnOp)):
+                    # The target holds the result of arithmetic: taint it if it is a pid or a
+                    # channel, unless the expression is built from _pid and constants alone.
+                    if not is_pid_constant(node.value):
+                        self.arith.append((target, node, "is assigned the result of arithmetic"))
+                    elif uses_pid(node.value):
+                        self.pid_sources.add(target)
+                self.expr(node.target, owner)
+                self.expr(node.value, owner)
+            case ast.IncDec():
+                self.arith.append((self.resolve.slot(node.target, owner), node, f"is changed by '{node.op}'"))
+                self.expr(node.target, owner)
+            case ast.Send() | ast.Receive():
+                self.message(node.chan, node.args, owner)
+                self.expr(node.chan, owner)
+                for arg in node.args:
+                    self.expr(arg, owner)
+            case ast.If() | ast.Do():
+                for option in node.options:
+                    self.sequence(option, owner)
+            case ast.Atomic() | ast.DStep() | ast.Block():
+                self.sequence(node.body, owner)
+            case ast.ForRange():
+                var = self.resolve.slot(node.var, owner)
+                self.arith.append((var, node, "is a loop counter"))
+                for expr in (node.var, node.lo, node.hi):
+                    self.expr(expr, owner)
+                self.sequence(node.body, owner)
+            case ast.ForIn():
+                # The loop variable runs over the indices of the array, in increasing order.
+                var = self.resolve.slot(node.var, owner)
+                array = self.resolve.array_slot(node.array, owner) if isinstance(node.array, ast.VarRef) else None
                 if array is not None:
-                    index_slot = self.value_slot(expr.index, owner, expr)
-                    self.union(("index", array), index_slot)
-                    if index_slot is None and uses_pid(expr.index) and is_pid_constant(expr.index):
-                        self.pid_sources.add(("index", array))
-            elif isinstance(expr, ast.Poll):
-                self.message(expr.chan, expr.args, owner)
-            elif isinstance(expr, (ast.Builtin,)) and expr.fn in ("enabled", "pc_value", "get_priority"):
-                for arg in expr.args:
-                    slot = self.value_slot(arg, owner, expr)
-                    if slot is not None:
-                        self.pid_sources.add(slot)
+                    self.union(("index", array), var)
+                self.arith.append((var, node, "is a loop counter"))
+                self.expr(node.var, owner)
+                self.expr(node.array, owner)
+                self.sequence(node.body, owner)
+            case ast.Select():
+                var = self.resolve.slot(node.var, owner)
+                self.arith.append((var, node, "is a loop counter"))
+                for expr in (node.var, node.lo, node.hi):
+                    self.expr(expr, owner)
+            case ast.Printf():
+                for arg in node.args:
+                    self.expr(arg, owner)
+            case ast.Printm():
+                self.expr(node.arg, owner)
+            case ast.Assert() | ast.ExprStmt():
+                self.expr(node.expr, owner)
+            case ast.XrXs():
+                for ref in node.vars:
+                    self.declare_chan(self.resolve.slot(ref, owner))
+                    self.expr(ref, owner)
+            case ast.InlineCall():
+                for arg in node.args:  # (expanded before analysis; a leftover call is inert)
+                    self.expr(arg, owner)
+            case ast.Break() | ast.Goto() | ast.Else() | ast.Skip() | ast.CCode():
+                pass
+            case _:
+                assert_never(node)
+
+    def stmt_or_sequence(self, node, owner) -> None:
+        if isinstance(node, ast.Sequence):
+            self.sequence(node, owner)
+        else:
+            self.stmt(node, owner)
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, e: ast.Expr, owner: str | None) -> None:
+        """Constraints from ``e`` and everything below it."""
+        match e:
+            case ast.Const() | ast.CExpr():
+                pass
+            case ast.VarRef():
+                self.varref(e, owner)
+            case ast.BinOp():
+                if e.op in ("==", "!="):
+                    a = self.value_slot(e.left, owner)
+                    b = self.value_slot(e.right, owner)
+                    self.union(a, b)
+                    if a is None and is_pid_constant(e.left) and uses_pid(e.left):
+                        self.pid_sources.add(b)
+                    if b is None and is_pid_constant(e.right) and uses_pid(e.right):
+                        self.pid_sources.add(a)
+                elif e.op in _ARITH:
+                    self.arith_operands(e, owner)
+                self.expr(e.left, owner)
+                self.expr(e.right, owner)
+            case ast.UnOp():
+                self.arith_operands(e, owner)
+                self.expr(e.operand, owner)
+            case ast.CondExpr():
+                self.union(self.value_slot(e.then, owner), self.value_slot(e.other, owner))
+                for part in (e.cond, e.then, e.other):
+                    self.expr(part, owner)
+            case ast.ChanFn():
+                self.declare_chan(self.resolve.slot(e.chan, owner))
+                self.expr(e.chan, owner)
+            case ast.Builtin():
+                if e.fn in PID_BUILTINS and e.args:
+                    self.pid_meant(e.args[0], owner)
+                for arg in e.args:
+                    self.expr(arg, owner)
+            case ast.Run():
+                params = [v for v in self.model.locals.get(e.proctype, []) if v.is_param]
+                for param, arg in zip(params, e.args):
+                    self.flow(("local", e.proctype, param.name), arg, owner)
+                for arg in e.args:
+                    self.expr(arg, owner)
+                if e.priority is not None:
+                    self.expr(e.priority, owner)
+            case ast.Poll():
+                self.message(e.chan, e.args, owner)
+                self.expr(e.chan, owner)
+                for arg in e.args:
+                    self.expr(arg, owner)
+            case ast.RemoteLabel():
+                if e.index is not None:
+                    self.pid_meant(e.index, owner)
+                    self.expr(e.index, owner)
+            case ast.RemoteVar():
+                if e.index is not None:
+                    self.pid_meant(e.index, owner)
+                    self.expr(e.index, owner)
+                self.expr(e.var, e.proctype)
+            case ast.Eval():
+                self.expr(e.expr, owner)
+            case _:
+                assert_never(e)
+
+    def varref(self, ref: ast.VarRef, owner: str | None) -> None:
+        var, _slot = self.resolve.variable(ref.name, owner)
+        if ref.index is not None:
+            self.index(self.resolve.array_slot(ref, owner), ref.index, owner)
+        if var is not None:
+            for inner, slot in self.resolve.field_path(var, ref):
+                if inner.index is not None:
+                    self.index(slot, inner.index, owner)
+        elif ref.field is not None:
+            # A field of something that is not a variable (a remote process's struct): walk
+            # the indices for their own constraints.
+            inner = ref.field
+            while inner is not None:
+                if inner.index is not None:
+                    self.expr(inner.index, owner)
+                inner = inner.field
+
+    def index(self, array_slot, index, owner) -> None:
+        if array_slot is not None:
+            index_slot = self.value_slot(index, owner)
+            self.union(("index", array_slot), index_slot)
+            if index_slot is None and uses_pid(index) and is_pid_constant(index):
+                self.pid_sources.add(("index", array_slot))
+        self.expr(index, owner)
+
+    def declare_chan(self, slot) -> None:
+        if slot is not None:
+            self.declare(slot, CHAN)
 
     def arith_operands(self, expr, owner) -> None:
         if isinstance(expr, ast.BinOp) and expr.op in _ARITH:
             for side in (expr.left, expr.right):
-                slot = self.value_slot(side, owner, expr)
+                slot = self.value_slot(side, owner)
                 if slot is not None and slot != _SELF_PID:
                     self.arith.append((slot, expr, f"is used with '{expr.op}'"))
         if isinstance(expr, ast.UnOp) and expr.op in ("-", "~"):
-            slot = self.value_slot(expr.operand, owner, expr)
+            slot = self.value_slot(expr.operand, owner)
             if slot is not None and slot != _SELF_PID:
                 self.arith.append((slot, expr, f"is used with '{expr.op}'"))
 
@@ -296,8 +501,7 @@ class _Inference:
         for i, arg in enumerate(args):
             target = self.field_slot(chan_slot, i)
             self.chan_fields.setdefault(chan_slot, set()).add(i)
-            value = arg.expr if isinstance(arg, ast.Eval) else arg
-            self.flow(target, value, owner, arg)
+            self.flow(target, arg, owner)
 
     def propagate_channel_fields(self) -> None:
         """Channels in one class carry messages whose fields are unified position by position."""
@@ -327,7 +531,7 @@ class _Inference:
         for slot in self.pid_sources:
             if slot is not None:
                 kinds.setdefault(self.find(slot), set()).add(PID)
-        kind_of_root = {}
+        kind_of_root: dict = {}
         info = TypeInfo(kind_of_root, self.parent)
         for root, found in kinds.items():
             if PID in found and CHAN in found:
@@ -336,7 +540,7 @@ class _Inference:
             else:
                 kind_of_root[root] = PID if PID in found else CHAN
         for slot, node, why in self.arith:
-            if slot is not None and info.kind(slot) == PID:
+            if slot is not None and info.kind(slot) in (PID, CHAN):
                 info.taints.append(Taint(slot, node, why))
         return info
 
@@ -349,7 +553,7 @@ def uses_pid(expr) -> bool:
 def is_pid_constant(expr) -> bool:
     """Built from ``_pid`` and constants only (evaluable for each process)."""
     for node in expr.walk():
-        if isinstance(node, ast.VarRef) and (node.name != "_pid" or node.index is not None):
+        if isinstance(node, ast.VarRef) and (node.name != "_pid" or node.index is not None or node.field is not None):
             return False
         if not isinstance(node, (ast.VarRef, ast.Const, ast.BinOp, ast.UnOp, ast.CondExpr)):
             return False

@@ -1,20 +1,42 @@
 """Validity of a candidate symmetry against the program text (seed 000, section 7.3.1).
 
-A candidate ``alpha`` permutes pids and static channel ids.  It is *valid* when the program it
-turns the model into is the same program: ``normal_form(alpha(P)) == normal_form(P)``, where
-``alpha(P)`` renames every pid literal in a pid context and every static channel named in the
-text, permutes the run statements (checked instance by instance), and ``normal_form`` sorts the
-options of ``if``/``do`` and the operands of commutative operators.  Beyond the paper:
+A candidate ``alpha`` permutes pids and static channel ids.  The canonicaliser applies it to a
+state by moving each process to the slot of its image (program counter and locals with it),
+moving each queue to the place of its image, permuting the elements of every array indexed by
+pid, and renaming every value held in a place of kind PID or CHAN (types.py).  That map is an
+automorphism of the state graph, and the reduction sound, when every transition of the program
+commutes with it.  The check shows this on the text:
 
-* a pid computed from ``_pid`` and constants (``1 - _pid``, ``(_pid + 1) % N``) must commute
-  with ``alpha`` for every process of the proctype, which is checked by evaluating it;
-* a data expression that depends on ``_pid`` (``_pid < 3``) must have the same value for a
-  process and its image;
-* processes that can terminate are never moved (SPIN removes them in reverse pid order);
-* pid 0 is never moved when a local pid variable exists (SPIN resets dead locals to 0);
-* pids named in a never claim, an ``ltl`` formula, ``P[k]@l``, ``P[k]:x``, ``enabled(k)``,
-  ``pc_value(k)`` are literals in pid context like any other, so the claim restricts the group
-  to the permutations that map it to itself.
+1. **Typed rewrite.**  ``alpha(P)`` is the program with every expression read in a *context*:
+   PID (a pid is meant: an index of an array indexed by pid, a remote reference, ``enabled``,
+   a comparison with a pid, a pid field), CHAN, DATA, TRUTH (a condition: a value is compared
+   with 0) or OUTPUT (a printf argument: no effect on the state).  In a PID context a constant
+   (after folding ``#define``, mtype names and arithmetic: ``2 - 1``, ``N - 1``) is renamed to
+   its image, a value of kind PID is left to the canonicaliser, an expression of ``_pid`` and
+   constants is evaluated for every process and must commute with alpha; **anything else is
+   not understood, and alpha is rejected** if it moves what that place could name.  The same
+   holds for channels, and in a DATA context a pid or channel value is a rejection too (a
+   permutation does not commute with ``x + 1`` or ``x < y``).  So a flow that type inference
+   missed costs symmetry, never soundness.  Every node kind is dispatched explicitly
+   (``match`` ending in ``assert_never``).
+2. **Same program.**  ``normal_form(alpha(P)) == normal_form(P)``, where the normal form folds
+   constant arithmetic, sorts the operands of commutative operators (not of ``&&``/``||`` when
+   evaluating one of them can fail: an array index, a remote reference), and sorts the options
+   of an ``if``/``do`` **only where no state is stored inside them**: the canonicaliser leaves
+   program counters where they are, so a permutation may exchange two options only when a
+   process can never be inside either of them in a stored state (an option that is one simple
+   statement, or a ``d_step``, or an ``atomic`` sequence that cannot block after its first
+   statement, unless a breadth-first search stores states inside atomic sequences).  Other
+   options are compared in order, so each must be mapped to itself.  Run statements are checked
+   instance by instance (``check_processes``).
+3. **The state's shape.**  Arrays indexed by pid cover every moved pid (a bad index must be bad
+   for the image too) and are not inside a typedef (the canonicaliser does not permute those);
+   every place holding pids or channel ids is wide enough for every moved value; processes
+   that can terminate are never moved (SPIN removes them in reverse pid order); pid 0 is never
+   moved when a local variable holds pids (SPIN resets dead locals to 0); a global declared as
+   a channel (``chan q = ...``), whose references are renamed in the text and whose value is
+   never renamed, is never written when its channels move; arrays indexed by channel ids are
+   not permuted by the canonicaliser, so channels do not move when there is one.
 
 ``Checker.check(alpha)`` returns None when alpha is valid, or a ``Rejection`` that says why and
 where.
@@ -26,15 +48,23 @@ import operator
 import re
 from dataclasses import dataclass
 from functools import cached_property
+from typing import assert_never
 
 from ..errors import SourcePos
 from ..promela import ast
 from ..promela.model import INIT, Model, constant_value
 from ..promela.printer import print_expr
-from .types import CHAN, DATA, PID, TypeInfo
+from .types import CHAN, DATA, PID, PID_BUILTINS, TypeInfo
+
+TRUTH, OUTPUT = "truth", "output"
 
 _COMMUTATIVE = {"+", "*", "&&", "||", "&", "|", "^", "==", "!="}
 _ASSOCIATIVE = {"+", "*", "&&", "||", "&", "|", "^"}
+_SHORT_CIRCUIT = {"&&", "||"}
+# Names SPIN defines that hold no pid (``_`` is the write-only wildcard of receives).
+_DATA_NAMES = frozenset({"_nr_pr", "timeout", "np_", "_"})
+_CONTEXT_NAMES = {PID: "a pid", CHAN: "a channel id", DATA: "data", TRUTH: "a condition", OUTPUT: "output"}
+_KIND_NAMES = {PID: "holds a pid", CHAN: "holds a channel id", DATA: "holds data"}
 
 
 @dataclass(frozen=True)
@@ -45,7 +75,7 @@ class Alpha:
     chans: tuple[tuple[int, int], ...]
 
     @staticmethod
-    def of(pids: dict[int, int], chans: dict[int, int]) -> "Alpha":
+    def of(pids: dict[int, int], chans: dict[int, int]) -> Alpha:
         return Alpha(tuple(sorted((a, b) for a, b in pids.items() if a != b)),
                      tuple(sorted((a, b) for a, b in chans.items() if a != b)))
 
@@ -66,6 +96,12 @@ class Alpha:
 
     def is_identity(self) -> bool:
         return not self.pids and not self.chans
+
+    def moves_pids(self) -> bool:
+        return bool(self.pids)
+
+    def moves_chans(self) -> bool:
+        return bool(self.chans)
 
 
 @dataclass
@@ -95,7 +131,8 @@ class Token:
 
 class Tokenizer:
     """Not a permutation: replaces every occurrence of a pid or channel in a pid or channel
-    context by a fresh Token that remembers which point it stands for (occurrence_colours)."""
+    context by a fresh Token that remembers which point it stands for (occurrence_regions).
+    It rejects nothing: the regions it finds only colour the static channel diagram."""
 
     def pid(self, p: int) -> Token:
         return Token(("pid", p))
@@ -107,10 +144,34 @@ class Tokenizer:
         return False
 
 
+AlphaLike = Alpha | Tokenizer
+
+
 class _Invalid(Exception):
     def __init__(self, rejection: Rejection) -> None:
         super().__init__(rejection.reason)
         self.rejection = rejection
+
+
+@dataclass(frozen=True)
+class PidIndexedArray:
+    """An array whose index is a pid: its elements move with the pids."""
+
+    name: str
+    size: int
+    in_typedef: bool
+    pos: SourcePos | None
+
+
+@dataclass(frozen=True)
+class ValuePlace:
+    """A variable, typedef field or message field that holds pids or channel ids, with the
+    largest value its type can hold."""
+
+    name: str
+    kind: str
+    largest: int
+    pos: SourcePos | None
 
 
 class Checker:
@@ -122,15 +183,19 @@ class Checker:
         self.model = model
         self.types = types
         self.resolve = SlotResolver(model)
+        self.mtypes = dict(model.mtypes)
         self.pids = {p.pid for p in model.processes}
+        self.chan_ids = {c.id for c in model.channels}
         self.instances: dict[str, list[int]] = {}
         for proc in model.processes:
             self.instances.setdefault(proc.proctype, []).append(proc.pid)
         self.channel_by_name = {c.name: c for c in model.channels if c.owner_pid is None}
-        self.global_channel_arrays = {v.name for v in model.globals if isinstance(v.init, ast.ChanInit)}
+        self.channel_by_id = {c.id: c for c in model.channels}
+        # Globals declared with a channel initialiser: their names are the channels' names.
+        self.static_channel_vars = {v.name: v for v in model.globals if isinstance(v.init, ast.ChanInit)}
         self.static_runs = {id(p.node) for p in model.processes if p.node is not None}
         self.pid_expressions: dict[int, tuple[object, tuple[bool, bool]]] = {}
-        self.expression_kinds: dict[tuple[int, str | None], tuple[object, str]] = {}
+        self.expression_kinds: dict[tuple[int, str | None], tuple[object, str | None]] = {}
         self.terminating = {name for name, p in model.proctypes.items() if can_terminate(p.body)}
         if model.init is not None and can_terminate(model.init.body):
             self.terminating.add(INIT)
@@ -138,21 +203,107 @@ class Checker:
             v for owner, vars_ in model.locals.items() for v in vars_
             if types.kind(("local", owner, v.name)) == PID
         ]
-        # The narrowest variable that holds pids: a pid above its range is truncated when
-        # stored, which no permutation of pids respects.
-        pid_vars = [v for v in model.globals if types.kind(("global", v.name)) == PID] + [
-            v for owner, vars_ in model.locals.items() for v in vars_
-            if types.kind(("local", owner, v.name)) == PID]
-        self.narrowest_pid_var = min(pid_vars, key=_largest_value, default=None)
-        init_body = self.stmt(model.init.body, INIT, None) if model.init is not None else None
+        self.pid_arrays = self._pid_indexed_arrays()
+        self.chan_indexed = self._chan_indexed_arrays()
+        self.value_places = self._value_places()
+        self.written_static_channels = self._written_static_channels()
+        self.forms = NormalForms(atomic_states_stored=model.atomic_states_stored)
+        init_body = self.sequence(model.init.body, INIT, None) if model.init is not None else None
         # Decided on the text as written: a permutation keeps distinct locations distinct.
         self.init_setup = bool(init_body and init_body.steps and isinstance(init_body.steps[0], (ast.Atomic, ast.DStep))
                                and _is_setup(init_body.steps[0].body))
-        self.units = [u for u in model.expanded.units
-                      if not isinstance(u, (ast.Inline, ast.MtypeDecl, ast.TypeDef, ast.CCode, ast.CState))]
-        # id(node) -> (node, normal form) for the nodes of the program (see _normal)
-        self.normal_forms: dict[int, tuple[object, str]] = {}
+        self.units = [u for u in model.expanded.units if not isinstance(u, (ast.Inline, ast.MtypeDecl))]
+        # id(node) -> (node, normal form) for the nodes of the program (see NormalForms)
+        self.normal_forms: dict = {}
         self.original = [self.normal_unit(u, None) for u in self.units]
+
+    # ------------------------------------------------------------------ facts about the model
+    def _pid_indexed_arrays(self) -> list[PidIndexedArray]:
+        found = []
+        for var in self.model.globals:
+            if var.size is not None and self.types.index_kind(("global", var.name)) == PID:
+                found.append(PidIndexedArray(var.name, var.size, False, var.pos))
+        for owner, vars_ in self.model.locals.items():
+            for var in vars_:
+                if var.size is not None and self.types.index_kind(("local", owner, var.name)) == PID:
+                    found.append(PidIndexedArray(f"{var.name} of {owner}", var.size, False, var.pos))
+        for typedef in self.model.typedefs.values():
+            for decl in typedef.fields:
+                for var in decl.vars:
+                    if var.size is not None and self.types.index_kind(("field", typedef.name, var.name)) == PID:
+                        size = constant_value(var.size, self.mtypes) or 0
+                        found.append(PidIndexedArray(f"{typedef.name}.{var.name}", size, True, var.pos))
+        return found
+
+    def _chan_indexed_arrays(self) -> list[tuple[str, SourcePos | None]]:
+        found = []
+        for var in self.model.globals:
+            if var.size is not None and self.types.index_kind(("global", var.name)) == CHAN:
+                found.append((var.name, var.pos))
+        for owner, vars_ in self.model.locals.items():
+            for var in vars_:
+                if var.size is not None and self.types.index_kind(("local", owner, var.name)) == CHAN:
+                    found.append((f"{var.name} of {owner}", var.pos))
+        for typedef in self.model.typedefs.values():
+            for decl in typedef.fields:
+                for var in decl.vars:
+                    if var.size is not None and self.types.index_kind(("field", typedef.name, var.name)) == CHAN:
+                        found.append((f"{typedef.name}.{var.name}", var.pos))
+        return found
+
+    def _value_places(self) -> list[ValuePlace]:
+        """Every declared place whose values are pids or channel ids, with its type's range:
+        a value above it is truncated when stored, which no renaming respects."""
+        places = []
+
+        def add(name: str, slot: tuple, typename: str, bits: int | None, pos) -> None:
+            kind = self.types.kind(slot)
+            if kind in (PID, CHAN):
+                places.append(ValuePlace(name, kind, _largest_value(typename, bits), pos))
+
+        def add_channel(slot: tuple, init: ast.ChanInit, name: str, pos) -> None:
+            for i, ftype in enumerate(init.fields):
+                if ftype.name not in self.model.typedefs:
+                    add(f"field {i + 1} of the messages of {name}", ("msg", slot, i), ftype.name, None, pos)
+
+        for var in self.model.globals:
+            add(var.name, ("global", var.name), var.type.name, var.bits, var.pos)
+            if isinstance(var.init, ast.ChanInit):
+                add_channel(("global", var.name), var.init, var.name, var.pos)
+        for owner, vars_ in self.model.locals.items():
+            for var in vars_:
+                add(f"{var.name} of {owner}", ("local", owner, var.name), var.type.name, var.bits, var.pos)
+                if isinstance(var.init, ast.ChanInit):
+                    add_channel(("local", owner, var.name), var.init, var.name, var.pos)
+        for typedef in self.model.typedefs.values():
+            for decl in typedef.fields:
+                for var in decl.vars:
+                    bits = constant_value(var.bits, self.mtypes) if var.bits is not None else None
+                    add(f"{typedef.name}.{var.name}", ("field", typedef.name, var.name), decl.type.name, bits, var.pos)
+        return places
+
+    def _written_static_channels(self) -> dict[str, SourcePos | None]:
+        """Globals declared as channels that the program writes: their value is then not
+        their own channel's id for ever (the text renaming of their names assumes it is)."""
+        written: dict[str, SourcePos | None] = {}
+        names = set(self.static_channel_vars)
+        if not names:
+            return written
+        for unit in self.model.expanded.units:
+            for node in unit.walk():
+                targets: list = []
+                if isinstance(node, (ast.Assign, ast.IncDec)):
+                    targets = [node.target]
+                elif isinstance(node, ast.Receive):
+                    targets = [a for a in node.args if isinstance(a, ast.VarRef)]
+                elif isinstance(node, (ast.ForRange, ast.ForIn, ast.Select)):
+                    targets = [node.var]
+                for target in targets:
+                    if isinstance(target, ast.VarRef) and target.name in names and target.field is None:
+                        owner_var, _ = self.resolve.variable(target.name, _owner_of(unit))
+                        if owner_var is not None and owner_var.owner is None:
+                            written.setdefault(target.name, target.pos or node.pos)
+        return written
 
     # ------------------------------------------------------------------ the check
     def check(self, alpha: Alpha) -> Rejection | None:
@@ -161,6 +312,7 @@ class Checker:
         try:
             self.check_processes(alpha)
             self.check_channels(alpha)
+            self.check_state_shape(alpha)
             for unit, original in zip(self.units, self.original):
                 permuted = self.normal_unit(unit, alpha)
                 if permuted != original:
@@ -182,11 +334,6 @@ class Checker:
             priority_b = getattr(pb.node, "priority", None)
             if _normal(priority_a) != _normal(priority_b):
                 raise _Invalid(Rejection(f"pids {a} and {b} are run with different priorities", pb.pos))
-            narrow = self.narrowest_pid_var
-            if narrow is not None and max(a, b) > _largest_value(narrow):
-                raise _Invalid(Rejection(
-                    f"'{narrow.name}' holds pids but its type stops at {_largest_value(narrow)}, "
-                    f"so pid {max(a, b)} would be truncated", narrow.pos))
             if pa.proctype in self.terminating:
                 body = self.model.proctypes.get(pa.proctype)
                 raise _Invalid(Rejection(
@@ -208,7 +355,7 @@ class Checker:
                 f"local variables to 0, which is also pid 0", var.pos))
 
     def check_channels(self, alpha: Alpha) -> None:
-        by_id = {c.id: c for c in self.model.channels}
+        by_id = self.channel_by_id
         for a, b in alpha.chans:
             ca, cb = by_id.get(a), by_id.get(b)
             if ca is None or cb is None:
@@ -220,6 +367,13 @@ class Checker:
                     raise _Invalid(Rejection(f"local channel {ca.name} must move with its process", ca.pos))
             if (ca.capacity, [str(f) for f in ca.fields]) != (cb.capacity, [str(f) for f in cb.fields]):
                 raise _Invalid(Rejection(f"channels {ca.name} and {cb.name} have different types", ca.pos))
+            for chan in (ca, cb):
+                var_name = chan.name.split("[", 1)[0]
+                if chan.owner_pid is None and var_name in self.written_static_channels:
+                    raise _Invalid(Rejection(
+                        f"'{var_name}' is declared as a channel and also assigned, so it does not "
+                        f"always name channel {chan.name}; its channels cannot move",
+                        self.written_static_channels[var_name]))
         for proc in self.model.processes:
             owned = [c for c in self.model.channels if c.owner_pid == proc.pid]
             for chan in owned:
@@ -228,16 +382,70 @@ class Checker:
                 if target.owner_pid != alpha.pid(proc.pid):
                     raise _Invalid(Rejection(f"local channel {chan.name} must move with its process", chan.pos))
 
+    def check_state_shape(self, alpha: Alpha) -> None:
+        moved_pids = [p for p, _ in alpha.pids]
+        moved_chans = [c for c, _ in alpha.chans]
+        if moved_pids:
+            top = max(moved_pids)
+            for array in self.pid_arrays:
+                if array.in_typedef:
+                    raise _Invalid(Rejection(
+                        f"'{array.name}' is an array inside a typedef indexed by pid, which the "
+                        "canonicaliser does not permute", array.pos))
+                if top >= array.size:
+                    raise _Invalid(Rejection(
+                        f"'{array.name}' is indexed by pid but has {array.size} elements, so pid "
+                        f"{top} is out of its bounds while its image may not be", array.pos))
+        for place in self.value_places:
+            moved = moved_pids if place.kind == PID else moved_chans
+            if moved and max(moved) > place.largest:
+                raise _Invalid(Rejection(
+                    f"'{place.name}' holds {'pids' if place.kind == PID else 'channel ids'} but its "
+                    f"type stops at {place.largest}, so {max(moved)} would be truncated", place.pos))
+        if moved_chans and self.chan_indexed:
+            name, pos = self.chan_indexed[0]
+            raise _Invalid(Rejection(f"'{name}' is indexed by channel ids, and the canonicaliser "
+                                     "does not permute such arrays", pos))
+
+    # ------------------------------------------------------------------ rejections
+    def reject(self, alpha, reason: str, node, pids: bool = False, chans: bool = False,
+               proctype: str | None = None, pid_zero: bool = False) -> None:
+        """Reject ``alpha`` if it moves what the place at ``node`` could name: any pid
+        (``pids``), a process of ``proctype``, any channel (``chans``), or pid 0."""
+        if alpha is None or isinstance(alpha, Tokenizer):
+            return
+        moves = (pids and alpha.moves_pids()) or (chans and alpha.moves_chans()) \
+            or (proctype is not None and any(alpha.pid(p) != p for p in self.instances.get(proctype, []))) \
+            or (pid_zero and 0 in self.pids and alpha.pid(0) != 0)
+        if moves:
+            raise _Invalid(Rejection(reason, getattr(node, "pos", None)))
+
+    def consistent(self, kind: str, context: str, node, alpha) -> None:
+        """A value of ``kind`` read in ``context``: reject alpha where the two disagree."""
+        if context == OUTPUT or kind == context:
+            return
+        if context == TRUTH:
+            if kind == PID:
+                self.reject(alpha, f"'{print_expr(node)}' holds a pid and is used as a condition, "
+                                   "which compares it with 0, pid 0", node, pid_zero=True)
+            return
+        involved = {kind, context}
+        self.reject(alpha, f"'{print_expr(node)}' {_KIND_NAMES.get(kind, kind)} but stands where "
+                           f"{_CONTEXT_NAMES[context]} is meant", node,
+                    pids=PID in involved, chans=CHAN in involved)
+
+    # ------------------------------------------------------------------ regions, for nauty
     def occurrence_regions(self) -> list[tuple[tuple, list[tuple[tuple[str, int], str]]]]:
         """Where pids and channels occur in the text, for the static channel diagram.
 
-        A region is the innermost if/do option (or set-up statement, or unit) around some
-        occurrences.  For each region: its shape (the normal form with every pid and channel
-        written '*'), and for each occurrence the point and the region's shape with that
-        occurrence written '@'.  A valid permutation alpha maps the program to one with the same
-        normal form, by a correspondence that maps options to options and occurrences of x to
-        occurrences of alpha(x); so it maps regions to regions of the same shape, with the same
-        incidences, and nauty may use them freely.
+        A region is the innermost if/do option (or unit) around some occurrences.  For each
+        region: its shape (the normal form with every pid and channel written '*'), and for
+        each occurrence the point and the region's shape with that occurrence written '@'.  A
+        valid permutation alpha maps the program to one with the same normal form, by a
+        correspondence that maps options to options and occurrences of x to occurrences of
+        alpha(x); so it maps regions to regions of the same shape, with the same incidences, and
+        nauty may use them freely.  An option compared in order (NormalForms) is mapped to
+        itself, so its region gets a colour of its own.
         """
         regions = []
         tokenizer = Tokenizer()
@@ -245,265 +453,457 @@ class Checker:
         # forms are known; a region is normalised once, then once per token along the path
         # to that token only.
         known = dict(self.normal_forms)
+        located_number = 0
         for number, unit in enumerate(self.units):
             try:
                 tokenized = self.tokenize(unit, tokenizer)
             except _Invalid:
                 continue  # the same for every point: contributes nothing
-            for region, tokens, paths in _regions(tokenized):
-                shape = _normal(region, known=known, remember=True)
-                incidences = [(token.point, _normal(region, token, known=known, fresh=paths[token]))
+            for region, tokens, paths, where, located in self.forms.regions(tokenized):
+                shape = self.forms.text(region, known=known, remember=True, where=where)
+                key: tuple = (number, shape)
+                if located:
+                    located_number += 1
+                    key = (number, shape, "in order", located_number)
+                incidences = [(token.point, self.forms.text(region, token, known=known, fresh=paths[token], where=where))
                               for token in tokens]
-                regions.append(((number, shape), incidences))
+                regions.append((key, incidences))
         return regions
 
     def tokenize(self, unit, tokenizer: Tokenizer):
-        owner = INIT if isinstance(unit, ast.Init) else unit.name if isinstance(unit, ast.Proctype) else None
-        if isinstance(unit, ast.Decl):
-            return self.decl(unit, None, tokenizer)
-        if isinstance(unit, ast.Ltl):
-            return self.expr(unit.formula, None, DATA, tokenizer)
-        body = self.stmt(unit.body, owner, tokenizer)
-        if isinstance(unit, ast.Init) and self.init_setup:
-            # The set-up statements are a set (see _normal_init): written as the options of an
-            # `if`, each is a region of its own.
-            setup = ast.If(options=[ast.Sequence(steps=[s]) for s in body.steps[0].body.steps])
-            return ast.replace(body, steps=[setup] + body.steps[1:])
-        return body
+        match unit:
+            case ast.Decl():
+                return self.decl(unit, None, tokenizer)
+            case ast.Ltl():
+                return self.formula(unit.formula, tokenizer)
+            case ast.Init():
+                body = self.sequence(unit.body, INIT, tokenizer)
+                if self.init_setup:
+                    # The set-up statements are a set (see _normal_init): written as the options
+                    # of an `if`, each is a region of its own.
+                    setup = ast.If(options=[ast.Sequence(steps=[s]) for s in body.steps[0].body.steps])
+                    return ast.replace(body, steps=[setup] + body.steps[1:])
+                return body
+            case ast.Proctype():
+                return self.sequence(unit.body, unit.name, tokenizer)
+            case ast.Never() | ast.Trace():
+                return self.sequence(unit.body, None, tokenizer)
+            case ast.TypeDef():
+                return self.typedef(unit, tokenizer)
+            case ast.CCode() | ast.CState() | ast.MtypeDecl() | ast.Inline():
+                return unit
+            case _:
+                assert_never(unit)
 
     # ------------------------------------------------------------------ normal forms
-    def normal_unit(self, unit, alpha: Alpha | None) -> str:
+    def normal_unit(self, unit: ast.Unit, alpha: Alpha | None) -> str:
         """The normal form of ``unit`` with alpha applied.  Subtrees that alpha leaves alone
         are the program's own nodes, whose normal forms are computed once, with alpha None."""
 
         def normal(node) -> str:
-            return _normal(node, known=self.normal_forms, remember=alpha is None)
+            return self.forms.text(node, known=self.normal_forms, remember=alpha is None)
 
-        owner = INIT if isinstance(unit, ast.Init) else unit.name if isinstance(unit, ast.Proctype) else None
-        if isinstance(unit, ast.Decl):
-            return normal(self.decl(unit, None, alpha))
-        if isinstance(unit, ast.Ltl):
-            return "ltl:" + normal(self.expr(unit.formula, None, DATA, alpha)) if unit.formula is not None else unit.text
-        body = self.stmt(unit.body, owner, alpha)
-        if isinstance(unit, ast.Init):
-            return "Init:" + _normal_init(body, self.init_setup, normal)
-        return type(unit).__name__ + ":" + normal(_rebuilt(unit, body=body))
+        match unit:
+            case ast.Decl():
+                return normal(self.decl(unit, None, alpha))
+            case ast.Ltl():
+                if unit.formula is None:
+                    return "ltl:" + str(unit.text)
+                return "ltl:" + normal(self.formula(unit.formula, alpha))
+            case ast.Init():
+                body = self.sequence(unit.body, INIT, alpha)
+                return "Init:" + _normal_init(body, self.init_setup, normal)
+            case ast.Proctype():
+                body = self.sequence(unit.body, unit.name, alpha)
+                provided = self.expr(unit.provided, unit.name, TRUTH, alpha)
+                return "Proctype:" + normal(_rebuilt(unit, body=body, provided=provided))
+            case ast.Never() | ast.Trace():
+                body = self.sequence(unit.body, None, alpha)
+                return type(unit).__name__ + ":" + normal(_rebuilt(unit, body=body))
+            case ast.TypeDef():
+                return "TypeDef:" + normal(self.typedef(unit, alpha))
+            case ast.CCode() | ast.CState():
+                if alpha is not None:
+                    raise _Invalid(Rejection("embedded C cannot be checked for symmetry", unit.pos))
+                return "C:" + repr(getattr(unit, "text", "")) + repr(getattr(unit, "args", ""))
+            case ast.MtypeDecl() | ast.Inline():
+                return ""
+            case _:
+                assert_never(unit)
 
-    def decl(self, decl, owner, alpha):
+    def typedef(self, typedef: ast.TypeDef, alpha):
+        fields = [self.decl(decl, None, alpha, typedef=typedef.name) for decl in typedef.fields]
+        return _rebuilt(typedef, fields=fields)
+
+    def decl(self, decl: ast.Decl, owner: str | None, alpha, typedef: str | None = None):
         new_vars = []
         for var in decl.vars:
-            slot = ("local", owner, var.name) if owner else ("global", var.name)
+            if typedef is not None:
+                slot: tuple = ("field", typedef, var.name)
+            else:
+                slot = ("local", owner, var.name) if owner else ("global", var.name)
             init = var.init
             if init is not None and not isinstance(init, ast.ChanInit):
                 init = self.expr(init, owner, self.types.kind(slot), alpha)
             new_vars.append(_rebuilt(var, init=init))
         return _rebuilt(decl, vars=new_vars)
 
-    # ------------------------------------------------------------------ applying alpha
-    def stmt(self, node, owner, alpha):
-        """``node`` with alpha applied (alpha None: only the masking of static runs)."""
+    def formula(self, node, alpha):
+        """An ltl formula: its operators, down to the expressions that are its atoms."""
+        match node:
+            case ast.LtlUnary():
+                return _rebuilt(node, arg=self.formula(node.arg, alpha))
+            case ast.LtlBinary():
+                return _rebuilt(node, left=self.formula(node.left, alpha), right=self.formula(node.right, alpha))
+            case _:
+                return self.expr(node, None, TRUTH, alpha)
+
+    # ------------------------------------------------------------------ applying alpha: statements
+    def sequence(self, seq: ast.Sequence, owner: str | None, alpha) -> ast.Sequence:
+        steps = [self.stmt(s, owner, alpha) for s in seq.steps]
+        return seq if _same_items(steps, seq.steps) else ast.replace(seq, steps=steps)
+
+    def body(self, node, owner, alpha):
+        """The statement or sequence ``node`` (the parts of ``unless``)."""
         if isinstance(node, ast.Sequence):
-            steps = [self.stmt(s, owner, alpha) for s in node.steps]
-            return node if _same_items(steps, node.steps) else ast.replace(node, steps=steps)
-        if isinstance(node, ast.Decl):
-            return self.decl(node, owner, alpha)
-        if isinstance(node, ast.Assign):
-            kind = self.types.kind(self.resolve.slot(node.target, owner))
-            value = node.value
-            if isinstance(value, ast.Run) and id(value) in self.static_runs:
-                value = ast.Const(value="static-run")
-            else:
-                value = self.expr(value, owner, kind, alpha)
-            target = self.expr(node.target, owner, kind, alpha)
-            if target is node.target and value is node.value:
+            return self.sequence(node, owner, alpha)
+        return self.stmt(node, owner, alpha)
+
+    def stmt(self, node: ast.Stmt, owner: str | None, alpha):
+        """``node`` with alpha applied (alpha None: only the masking of static runs)."""
+        match node:
+            case ast.Decl():
+                return self.decl(node, owner, alpha)
+            case ast.Labeled():
+                return _rebuilt(node, stmt=self.stmt(node.stmt, owner, alpha))
+            case ast.Unless():
+                return _rebuilt(node, stmt=self.body(node.stmt, owner, alpha),
+                                escape=self.body(node.escape, owner, alpha))
+            case ast.Assign():
+                kind = self.lvalue_kind(node.target, owner)
+                value = node.value
+                if isinstance(value, ast.Run) and id(value) in self.static_runs:
+                    value = ast.Const(value="static-run")
+                else:
+                    value = self.expr(value, owner, kind, alpha)
+                target = self.expr(node.target, owner, kind, alpha)
+                return _rebuilt(node, target=target, value=value)
+            case ast.IncDec():
+                return _rebuilt(node, target=self.expr(node.target, owner, DATA, alpha))
+            case ast.Send():
+                if node.sorted and isinstance(alpha, Alpha):
+                    self.check_sorted_send(node, owner, alpha)
+                return _rebuilt(node, chan=self.expr(node.chan, owner, CHAN, alpha),
+                                args=self.message_args(node.chan, node.args, owner, alpha))
+            case ast.Receive():
+                return _rebuilt(node, chan=self.expr(node.chan, owner, CHAN, alpha),
+                                args=self.message_args(node.chan, node.args, owner, alpha))
+            case ast.If() | ast.Do():
+                return _rebuilt(node, options=[self.sequence(o, owner, alpha) for o in node.options])
+            case ast.Atomic() | ast.DStep() | ast.Block():
+                return _rebuilt(node, body=self.sequence(node.body, owner, alpha))
+            case ast.ForRange():
+                return _rebuilt(node, var=self.expr(node.var, owner, DATA, alpha),
+                                lo=self.expr(node.lo, owner, DATA, alpha), hi=self.expr(node.hi, owner, DATA, alpha),
+                                body=self.sequence(node.body, owner, alpha))
+            case ast.ForIn():
+                array = node.array
+                if isinstance(array, ast.VarRef) and array.index is None and array.field is None:
+                    var, _slot = self.resolve.variable(array.name, owner)
+                    if var is not None and var.owner is None and array.name in self.static_channel_vars:
+                        array = self.channel_ref(array, owner, OUTPUT, alpha)
+                else:
+                    array = self.expr(array, owner, OUTPUT, alpha)
+                return _rebuilt(node, var=self.expr(node.var, owner, DATA, alpha), array=array,
+                                body=self.sequence(node.body, owner, alpha))
+            case ast.Select():
+                return _rebuilt(node, var=self.expr(node.var, owner, DATA, alpha),
+                                lo=self.expr(node.lo, owner, DATA, alpha), hi=self.expr(node.hi, owner, DATA, alpha))
+            case ast.Printf():
+                # Output only, not part of the state; but its arguments are evaluated (a bad
+                # array index is an error), so their places are checked.
+                for arg in node.args:
+                    self.expr(arg, owner, OUTPUT, alpha)
                 return node
-            return ast.replace(node, target=target, value=value)
-        if isinstance(node, ast.ExprStmt):
-            if isinstance(node.expr, ast.Run) and id(node.expr) in self.static_runs:
-                return ast.ExprStmt(expr=ast.Const(value="static-run"))
-            expr = self.expr(node.expr, owner, DATA, alpha)
-            return node if expr is node.expr else ast.replace(node, expr=expr)
-        if isinstance(node, (ast.Send, ast.Receive)):
-            if isinstance(node, ast.Send) and node.sorted and isinstance(alpha, Alpha):
-                self.check_sorted_send(node, owner)
-            return _rebuilt(node, chan=self.expr(node.chan, owner, CHAN, alpha),
-                            args=self.message_args(node.chan, node.args, owner, alpha))
-        if isinstance(node, (ast.Printf, ast.Printm)):
-            return node  # output only, not part of the state
-        if isinstance(node, ast.Assert):
-            return _rebuilt(node, expr=self.expr(node.expr, owner, DATA, alpha))
-        changes = {}
-        for name in node.field_names:
-            value = getattr(node, name)
-            if isinstance(value, ast.Node):
-                changes[name] = self.child(value, owner, alpha)
-            elif isinstance(value, list):
-                changes[name] = [self.child(v, owner, alpha) if isinstance(v, ast.Node) else v for v in value]
-        return _rebuilt(node, **changes)
+            case ast.Printm():
+                self.expr(node.arg, owner, OUTPUT, alpha)
+                return node
+            case ast.Assert():
+                return _rebuilt(node, expr=self.expr(node.expr, owner, TRUTH, alpha))
+            case ast.ExprStmt():
+                if isinstance(node.expr, ast.Run):
+                    if id(node.expr) in self.static_runs:
+                        return ast.ExprStmt(expr=ast.Const(value="static-run"))
+                    return _rebuilt(node, expr=self.expr(node.expr, owner, OUTPUT, alpha))
+                return _rebuilt(node, expr=self.expr(node.expr, owner, TRUTH, alpha))
+            case ast.XrXs():
+                return _rebuilt(node, vars=[self.expr(v, owner, CHAN, alpha) for v in node.vars])
+            case ast.Break() | ast.Goto() | ast.Else() | ast.Skip():
+                return node
+            case ast.InlineCall() | ast.CCode():
+                if alpha is not None:
+                    self.reject(alpha, "embedded C or an unexpanded inline cannot be checked for symmetry",
+                                node, pids=True, chans=True)
+                return node
+            case _:
+                assert_never(node)
 
-    def child(self, node, owner, alpha):
-        if isinstance(node, ast.STATEMENTS) or isinstance(node, ast.Sequence):
-            return self.stmt(node, owner, alpha)
-        return self.expr(node, owner, DATA, alpha)
+    def lvalue_kind(self, target, owner) -> str:
+        if isinstance(target, ast.VarRef) and target.name in self.static_channel_vars \
+                and self.resolve.variable(target.name, owner)[1] == ("global", target.name):
+            return CHAN
+        return self.types.kind(self.resolve.slot(target, owner))
 
-    def check_sorted_send(self, node, owner) -> None:
+    def check_sorted_send(self, node, owner, alpha) -> None:
         """`!!` keeps messages sorted by value: renaming pids or channels reorders them."""
         chan_slot = self.resolve.slot(node.chan, owner)
         for i, _arg in enumerate(node.args):
             kind = self.types.kind(("msg", chan_slot, i)) if chan_slot is not None else DATA
             if kind != DATA:
-                raise _Invalid(Rejection("a sorted send (!!) orders messages by the value of a "
-                                         f"{'pid' if kind == PID else 'channel'}, which a permutation changes",
-                                         node.pos))
+                self.reject(alpha, "a sorted send (!!) orders messages by the value of a "
+                                   f"{'pid' if kind == PID else 'channel'}, which a permutation changes",
+                            node, pids=kind == PID, chans=kind == CHAN)
 
     def message_args(self, chan_ref, args, owner, alpha):
         chan_slot = self.resolve.slot(chan_ref, owner)
         result = []
         for i, arg in enumerate(args):
             kind = self.types.kind(("msg", chan_slot, i)) if chan_slot is not None else DATA
-            if isinstance(arg, ast.Eval):
-                result.append(_rebuilt(arg, expr=self.expr(arg.expr, owner, kind, alpha)))
-            else:
-                result.append(self.expr(arg, owner, kind, alpha))
+            result.append(self.expr(arg, owner, kind, alpha))
         return result
 
-    def expr(self, e, owner, context: str, alpha):
-        """``e`` with alpha applied, read in a ``context`` of kind PID, CHAN or DATA."""
+    # ------------------------------------------------------------------ applying alpha: expressions
+    def expr(self, e: ast.Expr | None, owner: str | None, context: str, alpha):
+        """``e`` with alpha applied, read in a ``context`` (PID, CHAN, DATA, TRUTH, OUTPUT)."""
         if alpha is None or e is None:
             return e
-        if isinstance(e, ast.Const):
-            if context == PID and e.value in self.pids:
-                return _rebuilt(e, value=alpha.pid(e.value))
-            return e
-        if isinstance(alpha, Tokenizer) and self.pid_computed(e) \
-                and not isinstance(e, ast.VarRef) and not (isinstance(e, ast.BinOp) and e.op in ("==", "!=")):
-            return e
-        if isinstance(e, ast.VarRef):
-            return self.varref(e, owner, context, alpha)
-        if isinstance(e, ast.BinOp):
-            if e.op in ("==", "!="):
-                # A comparison is read in the kind of its operands: `_pid == 1` compares pids,
-                # so the literal is renamed (the seed's pid context).
-                kinds = {self.kind_of(e.left, owner), self.kind_of(e.right, owner)}
-                side = PID if PID in kinds else CHAN if CHAN in kinds else DATA
-            elif self.pid_computed(e) and owner is not None:
-                self.check_pid_expression(e, owner, context, alpha)
+        match e:
+            case ast.Const():
+                return self.constant(e, e.value, context, alpha)
+            case ast.VarRef():
+                return self.varref(e, owner, context, alpha)
+            case ast.BinOp():
+                return self.binop(e, owner, context, alpha)
+            case ast.UnOp():
+                value = self.fold(e)
+                if value is not None:
+                    return self.constant(e, value, context, alpha)
+                if self.pid_computed(e):
+                    self.check_pid_expression(e, owner, context, alpha)
+                    return e
+                self.consistent(DATA, context, e, alpha)
+                inner = TRUTH if e.op == "!" else DATA
+                return _rebuilt(e, operand=self.expr(e.operand, owner, inner, alpha))
+            case ast.CondExpr():
+                value = self.fold(e)
+                if value is not None:
+                    return self.constant(e, value, context, alpha)
+                return _rebuilt(e, cond=self.expr(e.cond, owner, TRUTH, alpha),
+                                then=self.expr(e.then, owner, context, alpha),
+                                other=self.expr(e.other, owner, context, alpha))
+            case ast.ChanFn():
+                self.consistent(DATA, context, e, alpha)
+                return _rebuilt(e, chan=self.expr(e.chan, owner, CHAN, alpha))
+            case ast.Builtin():
+                self.consistent(DATA, context, e, alpha)
+                args = [self.expr(a, owner, PID if i == 0 and e.fn in PID_BUILTINS else DATA, alpha)
+                        for i, a in enumerate(e.args)]
+                if e.fn not in PID_BUILTINS:
+                    self.reject(alpha, f"'{e.fn}' is not known to the symmetry analysis", e, pids=True, chans=True)
+                return _rebuilt(e, args=args)
+            case ast.Run():
+                self.consistent(PID, context, e, alpha)
+                params = [v for v in self.model.locals.get(e.proctype, []) if v.is_param]
+                args = [self.expr(a, owner, self.types.kind(("local", e.proctype, p.name)), alpha)
+                        for a, p in zip(e.args, params)]
+                return _rebuilt(e, args=args)
+            case ast.Poll():
+                self.consistent(DATA, context, e, alpha)
+                return _rebuilt(e, chan=self.expr(e.chan, owner, CHAN, alpha),
+                                args=self.message_args(e.chan, e.args, owner, alpha))
+            case ast.RemoteLabel():
+                self.consistent(DATA, context, e, alpha)
+                return _rebuilt(e, index=self.remote_index(e, owner, alpha))
+            case ast.RemoteVar():
+                kind = self.types.kind(self.resolve.slot(e, None))
+                self.consistent(kind, context, e, alpha)
+                index = self.remote_index(e, owner, alpha)
+                return _rebuilt(e, index=index, var=self.varref(e.var, e.proctype, kind, alpha))
+            case ast.CExpr():
+                self.reject(alpha, "embedded C (c_expr) cannot be checked for symmetry", e, pids=True, chans=True)
                 return e
-            else:
-                side = DATA
-            left = self.expr(e.left, owner, side, alpha)
-            right = self.expr(e.right, owner, side, alpha)
-            if left is e.left and right is e.right:
-                return e
-            return ast.replace(e, left=left, right=right)
-        if isinstance(e, ast.UnOp):
-            if self.pid_computed(e) and owner is not None:
-                self.check_pid_expression(e, owner, context, alpha)
-                return e
-            return _rebuilt(e, operand=self.expr(e.operand, owner, DATA, alpha))
-        if isinstance(e, ast.CondExpr):
-            return _rebuilt(e, cond=self.expr(e.cond, owner, DATA, alpha),
-                            then=self.expr(e.then, owner, context, alpha),
-                            other=self.expr(e.other, owner, context, alpha))
-        if isinstance(e, (ast.RemoteLabel, ast.RemoteVar)):
-            changes = {"index": self.expr(e.index, owner, PID, alpha)}
-            if e.index is None and len(self.instances.get(e.proctype, [])) > 1 and not isinstance(alpha, Tokenizer):
-                moved = any(alpha.pid(p) != p for p in self.instances[e.proctype])
-                if moved:
-                    raise _Invalid(Rejection(f"'{print_expr(e)}' names a process of '{e.proctype}' "
-                                             "without an index", e.pos))
-            if isinstance(e, ast.RemoteVar):
-                slot = self.resolve.slot(e, None)
-                changes["var"] = self.varref(e.var, e.proctype, self.types.kind(slot), alpha)
-            return _rebuilt(e, **changes)
-        if isinstance(e, ast.Builtin):
-            kinds = [PID] if e.fn in ("enabled", "pc_value", "get_priority", "set_priority") else [DATA]
-            args = [self.expr(a, owner, kinds[0] if i == 0 else DATA, alpha) for i, a in enumerate(e.args)]
-            return _rebuilt(e, args=args)
-        if isinstance(e, ast.ChanFn):
-            return _rebuilt(e, chan=self.expr(e.chan, owner, CHAN, alpha))
-        if isinstance(e, ast.Poll):
-            return _rebuilt(e, chan=self.expr(e.chan, owner, CHAN, alpha),
-                            args=self.message_args(e.chan, e.args, owner, alpha))
-        if isinstance(e, ast.Run):
-            params = [v for v in self.model.locals.get(e.proctype, []) if v.is_param]
-            args = [self.expr(a, owner, self.types.kind(("local", e.proctype, p.name)), alpha)
-                    for a, p in zip(e.args, params)]
-            return _rebuilt(e, args=args)
-        if isinstance(e, (ast.LtlUnary, ast.LtlBinary)):
-            changes = {name: self.expr(getattr(e, name), owner, DATA, alpha)
-                       for name in e.field_names if isinstance(getattr(e, name), ast.Node)}
-            return _rebuilt(e, **changes)
-        if isinstance(e, ast.CExpr) and not isinstance(alpha, Tokenizer):
-            raise _Invalid(Rejection("embedded C (c_expr) cannot be checked for symmetry", e.pos))
-        return e
+            case ast.Eval():
+                return _rebuilt(e, expr=self.expr(e.expr, owner, context, alpha))
+            case _:
+                assert_never(e)
 
-    def varref(self, ref, owner, context, alpha):
-        var, _slot = self.resolve.variable(ref.name, owner)
-        if ref.name == "_pid" and context != PID and owner is not None:
-            self.check_pid_expression(ref, owner, context, alpha)
-        # A static global channel named in the text: rename it.
-        if var is not None and var.owner is None and ref.name in self.global_channel_arrays and ref.field is None:
-            return self.channel_ref(ref, owner, alpha)
+    def binop(self, e: ast.BinOp, owner, context, alpha):
+        value = self.fold(e)
+        if value is not None:
+            return self.constant(e, value, context, alpha)
+        if isinstance(alpha, Tokenizer) and self.pid_computed(e) and e.op not in ("==", "!="):
+            return e
+        if self.pid_computed(e) and e.op not in ("==", "!="):
+            self.check_pid_expression(e, owner, context, alpha)
+            return e
+        self.consistent(DATA, context, e, alpha)  # the result of an operator is data
+        if e.op in ("==", "!="):
+            # A comparison is read in the kind of its operands: `_pid == 1` compares pids,
+            # so the literal is renamed (the seed's pid context).
+            kinds = {self.kind_of(e.left, owner), self.kind_of(e.right, owner)}
+            side = PID if PID in kinds else CHAN if CHAN in kinds else DATA
+        elif e.op in _SHORT_CIRCUIT:
+            side = TRUTH
+        else:
+            side = DATA
+        return _rebuilt(e, left=self.expr(e.left, owner, side, alpha), right=self.expr(e.right, owner, side, alpha))
+
+    def constant(self, node, value, context: str, alpha):
+        """A constant (folded) read in ``context``: a pid or channel id is renamed."""
+        if context == PID and value in self.pids:
+            image = alpha.pid(value)
+        elif context == CHAN and value in self.chan_ids:
+            image = alpha.chan(value)
+        else:
+            return node
+        if image == value:
+            return node
+        return ast.Const(value=image, pos=getattr(node, "pos", None))
+
+    def fold(self, e) -> int | None:
+        if isinstance(e, (ast.BinOp, ast.UnOp, ast.CondExpr)):
+            if self._pid_shape(e)[0]:
+                return None  # reads _pid: evaluated per process instead
+            return constant_value(e, self.mtypes)
+        return None
+
+    def varref(self, ref: ast.VarRef, owner: str | None, context: str, alpha):
+        name = ref.name
+        if name == "_pid" and ref.index is None and ref.field is None:
+            if owner is not None:
+                self.check_pid_expression(ref, owner, context, alpha)
+            return ref
+        var, _slot = self.resolve.variable(name, owner)
+        if var is None:
+            if ref.index is None and ref.field is None:
+                value = self.mtypes.get(name, {"true": 1, "false": 0}.get(name))
+                if value is not None:
+                    return self.constant(ref, value, context, alpha)
+            if name == "_last":
+                self.consistent(PID, context, ref, alpha)
+                return ref
+            if name in _DATA_NAMES:
+                if name != "_":
+                    self.consistent(DATA, context, ref, alpha)
+                return ref
+            self.reject(alpha, f"'{name}' is not known to the symmetry analysis", ref, pids=True, chans=True)
+            return ref
+        if var.owner is None and name in self.static_channel_vars:
+            return self.channel_ref(ref, owner, context, alpha)
+        kind = self.types.kind(self.resolve.slot(ref, owner))
+        self.consistent(kind, context, ref, alpha)
         index = ref.index
         if index is not None:
-            array_slot = self.resolve.slot(ast.VarRef(name=ref.name), owner)
-            index_kind = self.types.index_kind(array_slot) if array_slot is not None else DATA
-            index = self.expr(index, owner, index_kind, alpha)
+            index = self.index(self.resolve.array_slot(ref, owner), index, owner, alpha)
         field = ref.field
         if field is not None:
-            field = self.field_ref(field, alpha)
-        if index is ref.index and field is ref.field:
-            return ref
-        return ast.replace(ref, index=index, field=field)
+            field = self.field_ref(var, ref, owner, alpha)
+        return _rebuilt(ref, index=index, field=field)
 
-    def field_ref(self, ref, alpha):
-        index = self.expr(ref.index, None, DATA, alpha) if ref.index is not None else None
-        return _rebuilt(ref, index=index,
-                        field=self.field_ref(ref.field, alpha) if ref.field is not None else None)
+    def index(self, array_slot, index, owner, alpha):
+        """An array index, read in the kind of the array's index class."""
+        context = self.types.index_kind(array_slot) if array_slot is not None else DATA
+        if context == CHAN:
+            self.reject(alpha, f"'{print_expr(index)}' indexes an array by channel ids, which the "
+                               "canonicaliser does not permute", index, chans=True)
+        return self.expr(index, owner, context, alpha)
 
-    def channel_ref(self, ref, owner, alpha):
+    def field_ref(self, var, ref: ast.VarRef, owner, alpha):
+        """The field chain below ``ref`` with its indices read in their arrays' index kinds."""
+        chain = list(self.resolve.field_path(var, ref))
+        new_inner = None
+        for inner, slot in reversed(chain):
+            index = self.index(slot, inner.index, owner, alpha) if inner.index is not None else None
+            new_inner = _rebuilt(inner, index=index, field=new_inner if new_inner is not None else inner.field)
+        return new_inner
+
+    def remote_index(self, e, owner, alpha):
+        """The index of ``P[i]@l`` / ``P[i]:x``: the pid of a process of P."""
+        if e.index is None:
+            if len(self.instances.get(e.proctype, [])) > 1:
+                self.reject(alpha, f"'{print_expr(e)}' names a process of '{e.proctype}' without an index",
+                            e, proctype=e.proctype)
+            return None
+        return self.expr(e.index, owner, PID, alpha)
+
+    def channel_ref(self, ref: ast.VarRef, owner, context, alpha):
+        """A global declared as a channel (``chan q = ...``, ``chan q[3] = ...``): its value is
+        its own channel's id for ever (unless written, see check_channels), so naming it names
+        that channel, and alpha renames the name.  An array of them indexed by pid is an array
+        like any other: its elements move with the pids, and its channels may not move."""
+        self.consistent(CHAN, context, ref, alpha)
+        members = [c for n, c in self.channel_by_name.items()
+                   if n == ref.name or n.startswith(ref.name + "[")]
+        if ref.index is not None and self.types.index_kind(("global", ref.name)) == PID:
+            if isinstance(alpha, Alpha) and any(alpha.chan(c.id) != c.id for c in members):
+                raise _Invalid(Rejection(f"channel array '{ref.name}' is indexed by pid, so its "
+                                         "elements move with the pids and its channels cannot move", ref.pos))
+            return _rebuilt(ref, index=self.expr(ref.index, owner, PID, alpha))
         if ref.index is None:
             name = ref.name
         else:
-            value = constant_value(ref.index, self.model.mtypes)
+            value = constant_value(ref.index, self.mtypes)
             if value is None:
-                members = [c for n, c in self.channel_by_name.items() if n.startswith(ref.name + "[")]
-                if not isinstance(alpha, Tokenizer) and any(alpha.chan(c.id) != c.id for c in members):
+                if isinstance(alpha, Alpha) and any(alpha.chan(c.id) != c.id for c in members):
                     raise _Invalid(Rejection(f"channel array '{ref.name}' is indexed by a computed "
                                              "value, so its channels cannot be permuted", ref.pos))
                 return _rebuilt(ref, index=self.expr(ref.index, owner, DATA, alpha))
             name = f"{ref.name}[{value}]"
         chan = self.channel_by_name.get(name)
         if chan is None:
-            return ref
+            return ref  # out of bounds: the same error for every image
         if isinstance(alpha, Tokenizer):
             return ast.VarRef(name=alpha.chan(chan.id), pos=ref.pos)
-        target = next(c for c in self.model.channels if c.id == alpha.chan(chan.id))
-        return _ref_from_name(target.name, ref.pos)
+        image = alpha.chan(chan.id)
+        if image == chan.id:
+            return ref
+        return _ref_from_name(self.channel_by_id[image].name, ref.pos)
 
-    def kind_of(self, e, owner) -> str:
-        """The kind of the value of ``e`` (a node of the program), cached per node and owner:
-        comparisons ask for it once per candidate."""
+    # ------------------------------------------------------------------ kinds of values
+    def kind_of(self, e, owner) -> str | None:
+        """The kind of the value of ``e`` (None for a constant, which takes the kind of what
+        it is compared with), cached per node and owner: comparisons ask once per candidate."""
         key = (id(e), owner)
         cached = self.expression_kinds.get(key)
         if cached is None or cached[0] is not e:
             cached = self.expression_kinds[key] = (e, self._kind_of(e, owner))
         return cached[1]
 
-    def _kind_of(self, e, owner) -> str:
-        if isinstance(e, (ast.VarRef, ast.RemoteVar)):
-            if isinstance(e, ast.VarRef) and e.name in self.global_channel_arrays and self.resolve.variable(e.name, owner)[0] is not None \
-                    and self.resolve.variable(e.name, owner)[0].owner is None:
+    def _kind_of(self, e, owner) -> str | None:
+        if isinstance(e, ast.Const) or self.fold(e) is not None:
+            return None
+        if isinstance(e, ast.VarRef):
+            if e.name == "_pid" and e.index is None and e.field is None:
+                return PID
+            var, _slot = self.resolve.variable(e.name, owner)
+            if var is None:
+                if e.name in self.mtypes or e.name in ("true", "false"):
+                    return None
+                return PID if e.name == "_last" else DATA
+            if var.owner is None and e.name in self.static_channel_vars:
                 return CHAN
             return self.types.kind(self.resolve.slot(e, owner))
+        if isinstance(e, ast.RemoteVar):
+            return self.types.kind(self.resolve.slot(e, None))
         if isinstance(e, ast.Run):
             return PID
         if self.pid_computed(e):
             return PID
         if isinstance(e, ast.CondExpr):
-            kind = self.kind_of(e.then, owner)
-            return kind if kind != DATA else self.kind_of(e.other, owner)
+            kinds = {self.kind_of(e.then, owner), self.kind_of(e.other, owner)} - {None}
+            return PID if PID in kinds else CHAN if CHAN in kinds else DATA if kinds else None
+        if isinstance(e, ast.Eval):
+            return self.kind_of(e.expr, owner)
         return DATA
 
     def pid_computed(self, e) -> bool:
@@ -514,12 +914,17 @@ class Checker:
         return uses and constant
 
     def _pid_shape(self, e) -> tuple[bool, bool]:
-        """(uses_pid(e), is_pid_constant(e))"""
+        """(uses_pid(e), is_pid_constant(e)), mtype names counting as constants"""
         cached = self.pid_expressions.get(id(e))
         if cached is not None and cached[0] is e:
             return cached[1]
-        if isinstance(e, ast.VarRef) and e.name == "_pid":
-            uses, constant = True, e.index is None
+        if isinstance(e, ast.VarRef):
+            if e.name == "_pid":
+                uses, constant = True, e.index is None and e.field is None
+            else:
+                uses = False
+                constant = e.index is None and e.field is None and (e.name in self.mtypes or e.name in ("true", "false")) \
+                    and self.resolve.variable(e.name, None)[0] is None
         else:
             uses = False
             constant = isinstance(e, (ast.Const, ast.BinOp, ast.UnOp, ast.CondExpr))
@@ -532,32 +937,51 @@ class Checker:
 
     def check_pid_expression(self, e, owner, context, alpha) -> None:
         """An expression of ``_pid`` and constants, evaluated for every process of ``owner``:
-        a pid result must commute with alpha, any other result must be invariant."""
-        if isinstance(alpha, Tokenizer):
+        a pid result must commute with alpha, a condition must keep its truth, any other
+        result must be invariant."""
+        if isinstance(alpha, Tokenizer) or context == OUTPUT or owner is None:
             return
-        instances = self.instances.get(owner, [])
-        for p in instances:
+        if context == CHAN:
+            self.reject(alpha, f"'{print_expr(e)}' is computed from _pid but stands where a channel "
+                               "id is meant", e, pids=True, chans=True)
+            return
+        for p in self.instances.get(owner, []):
             q = alpha.pid(p)
             if q == p:
                 continue
-            value_p = constant_value(e, {**self.model.mtypes, "_pid": p})
-            value_q = constant_value(e, {**self.model.mtypes, "_pid": q})
+            value_p = constant_value(e, {**self.mtypes, "_pid": p})
+            value_q = constant_value(e, {**self.mtypes, "_pid": q})
             if value_p is None or value_q is None:
                 raise _Invalid(Rejection(f"'{print_expr(e)}' cannot be evaluated for each process", e.pos))
-            expected = alpha.pid(value_p) if context == PID and value_p in self.pids else value_p
-            if value_q != expected:
+            if context == PID:
+                expected = alpha.pid(value_p) if value_p in self.pids else value_p
+                same = value_q == expected
+            elif context == TRUTH:
+                same = bool(value_q) == bool(value_p)
+            else:
+                same = value_q == value_p
+            if not same:
                 raise _Invalid(Rejection(
                     f"'{print_expr(e)}' is {value_p} for pid {p} but {value_q} for pid {q}, "
                     f"which the permutation does not match", e.pos))
 
 
-_TYPE_MAX = {"bit": 1, "bool": 1, "byte": 255, "pid": 255, "short": 32767, "int": 2**31 - 1}
+def _owner_of(unit) -> str | None:
+    if isinstance(unit, ast.Proctype):
+        return unit.name
+    if isinstance(unit, ast.Init):
+        return INIT
+    return None
 
 
-def _largest_value(var) -> int:
-    if var.type.name == "unsigned" and var.bits is not None:
-        return 2 ** var.bits - 1
-    return _TYPE_MAX.get(var.type.name, 2**31 - 1)
+_TYPE_MAX = {"bit": 1, "bool": 1, "byte": 255, "pid": 255, "chan": 255, "mtype": 255,
+             "short": 32767, "int": 2**31 - 1}
+
+
+def _largest_value(typename: str, bits: int | None) -> int:
+    if typename == "unsigned" and bits is not None:
+        return 2 ** bits - 1
+    return _TYPE_MAX.get(typename, 2**31 - 1)
 
 
 def _describe(unit) -> str:
@@ -571,6 +995,8 @@ def _describe(unit) -> str:
         return f"ltl formula '{unit.name}'" if unit.name else "ltl formula"
     if isinstance(unit, ast.Trace):
         return "trace assertion"
+    if isinstance(unit, ast.TypeDef):
+        return f"typedef '{unit.name}'"
     return "declaration"
 
 
@@ -594,57 +1020,215 @@ def _rebuilt(node, **changes):
 
 def _ref_from_name(name: str, pos) -> ast.VarRef:
     match = re.fullmatch(r"(\w+)(?:\[(\d+)\])?", name)
+    assert match is not None, name
     index = ast.Const(value=int(match.group(2))) if match.group(2) is not None else None
     return ast.VarRef(name=match.group(1), index=index, pos=pos)
 
 
-
 # ---------------------------------------------------------------------- normal form
+
+# Where a piece of text sits, for the question whether a state can be stored with a process at
+# one of its locations: anywhere (PLAIN), inside an atomic sequence (a state is stored only
+# where a statement blocks and atomicity is lost), inside a d_step (never).
+PLAIN, ATOMIC, DSTEP = "plain", "atomic", "d_step"
+# Statements that are always executable.
+_NEVER_BLOCKS = (ast.Assign, ast.IncDec, ast.Skip, ast.Printf, ast.Printm, ast.Assert, ast.Goto,
+                 ast.Break, ast.Decl, ast.XrXs)
+
+
+class NormalForms:
+    """Normal forms of program text: equal for programs equal up to the order of the options
+    of an if/do that no process is inside in a stored state, and of the operands of
+    commutative operators.
+
+    The canonicaliser moves each process with its program counter unchanged, so a permutation
+    that exchanges two options is sound only when no stored state has a process strictly
+    inside either (between its first statement and the end of the if/do).  Such options are
+    *located* and compared in order; the others, a set.  Inside a d_step no state is stored;
+    inside an atomic sequence, only where a statement blocks (atomicity is then lost), unless
+    the search is breadth-first (``atomic_states_stored``: BFS stores states inside atomic
+    sequences too).
+    """
+
+    def __init__(self, atomic_states_stored: bool = False) -> None:
+        self.atomic_states_stored = atomic_states_stored
+
+    def text(self, node, marked: Token | None = None, known: dict | None = None, remember: bool = False,
+             fresh: frozenset = frozenset(), where: str = PLAIN) -> str:
+        """``known`` maps (id(node), where) to (node, its normal form) for nodes seen before,
+        and ``remember`` adds the nodes normalised now.  A node keeps its entry only as long
+        as it is the same object (the entry holds it, so its id is not reused), and a node's
+        text does not depend on ``marked`` unless the marked token lies below it: the ids in
+        ``fresh``, the path down to that token, are computed anew.  ``where`` is PLAIN,
+        ATOMIC or DSTEP: what the node sits inside."""
+        return self._text(node, marked, known, remember, fresh, where)
+
+    def _text(self, node, marked, known, remember, fresh, where) -> str:
+        if node is None:
+            return "-"
+        cls = type(node)
+        if cls is list:
+            return "[" + ",".join([self._text(n, marked, known, remember, fresh, where) for n in node]) + "]"
+        if cls is Token:
+            return "@" if node is marked else "*"
+        if not isinstance(node, ast.Node):
+            return repr(node)
+        key = (id(node), where)
+        if known is not None and id(node) not in fresh:
+            entry = known.get(key)
+            if entry is not None and entry[0] is node:
+                return entry[1]
+        if isinstance(node, (ast.If, ast.Do)):
+            ordered: list[str] = []
+            unordered: list[str] = []
+            for option in node.options:
+                text = self._text(option, marked, known, remember, fresh, where)
+                (ordered if self.located(option, where) else unordered).append(text)
+            result = cls.__name__ + "{" + "|".join(sorted(unordered)) + "}{" + "|".join(ordered) + "}"
+        elif isinstance(node, (ast.DStep, ast.Atomic)):
+            inner = self.inside(node, where)
+            result = cls.__name__ + "(" + self._text(node.body, marked, known, remember, fresh, inner) + ")"
+        elif isinstance(node, (ast.BinOp, ast.UnOp, ast.CondExpr)) \
+                and (value := _literal_value(node)) is not None:
+            result = f"Const({value!r})"
+        elif isinstance(node, ast.BinOp) and node.op in _COMMUTATIVE \
+                and not (node.op in _SHORT_CIRCUIT and _may_fail(node)):
+            operands = _flatten(node) if node.op in _ASSOCIATIVE else [node.left, node.right]
+            texts = [self._text(o, marked, known, remember, fresh, where) for o in operands]
+            result = f"({node.op} " + " ".join(sorted(texts)) + ")"
+        else:
+            parts = [self._text(getattr(node, name), marked, known, remember, fresh, where)
+                     for name in node.field_names]
+            result = cls.__name__ + "(" + ",".join(parts) + ")"
+        if remember and known is not None and id(node) not in fresh:
+            known[key] = (node, result)
+        return result
+
+    def inside(self, node, where: str) -> str:
+        """What the body of ``node`` sits inside."""
+        if where == DSTEP or isinstance(node, ast.DStep):
+            return DSTEP
+        if isinstance(node, ast.Atomic) and not self.atomic_states_stored:
+            return ATOMIC
+        return where
+
+    def located(self, option: ast.Sequence, where: str) -> bool:
+        """Whether a stored state can have a process strictly inside ``option``, an option of
+        an if/do that sits inside ``where``."""
+        return self._stored_within(option.steps, where)
+
+    def _stored_within(self, steps: list, where: str) -> bool:
+        """Whether a state can be stored at a location of ``steps`` after the first, or inside
+        any of them."""
+        if where == DSTEP:
+            return False
+        for i, step in enumerate(steps):
+            # A goto or break is no state of its own: spin makes the statement before it jump
+            # (pan -d shows `x == 0 -> goto L` as one transition back to L).
+            jump = isinstance(step, (ast.Goto, ast.Break))
+            if i > 0 and not jump and (where == PLAIN or _can_block(step)):
+                return True
+            if self._stored_inside(step, where):
+                return True
+        return False
+
+    def _stored_inside(self, stmt, where: str) -> bool:
+        """Whether a state can be stored at a location strictly inside ``stmt``."""
+        match stmt:
+            case ast.DStep():
+                return False
+            case ast.Atomic() | ast.Block():
+                return self._stored_within(stmt.body.steps, self.inside(stmt, where))
+            case ast.If() | ast.Do():
+                return any(self.located(option, where) for option in stmt.options)
+            case ast.Labeled():
+                return self._stored_inside(stmt.stmt, where)
+            case ast.Unless() | ast.ForRange() | ast.ForIn() | ast.Select() | ast.InlineCall() | ast.CCode():
+                return True  # loops and escapes: places of their own (conservatively)
+            case _:
+                return False
+
+    def regions(self, node) -> list[tuple[object, list[Token], dict[Token, frozenset[int]], str, bool]]:
+        """The tokens of ``node`` grouped by region: the innermost if/do option around each
+        token, or ``node`` itself for tokens outside every option; with each token, the ids of
+        the nodes on the path from ``node`` down to it; with each region, what it sits inside
+        and whether it is an option compared in order (``located``)."""
+        regions: dict[int, tuple] = {}
+        self._find_regions(node, node, [], regions, PLAIN, PLAIN, False)
+        return list(regions.values())
+
+    def _find_regions(self, n, region, path: list[int], regions: dict, where: str,
+                      region_where: str, located: bool) -> None:
+        if isinstance(n, Token):
+            entry = regions.setdefault(id(region), (region, [], {}, region_where, located))
+            entry[1].append(n)
+            entry[2][n] = frozenset(path)
+        elif isinstance(n, ast.Node):
+            path.append(id(n))
+            if isinstance(n, (ast.If, ast.Do)):
+                for option in n.options:
+                    self._find_regions(option, option, path, regions, where, where, self.located(option, where))
+            else:
+                inner = self.inside(n, where) if isinstance(n, (ast.Atomic, ast.DStep)) else where
+                for child in _child_values(n):
+                    self._find_regions(child, region, path, regions, inner, region_where, located)
+            path.pop()
+
+
+def _can_block(stmt) -> bool:
+    """Whether ``stmt`` can be unexecutable (conservatively: yes unless it visibly cannot)."""
+    match stmt:
+        case _ if isinstance(stmt, _NEVER_BLOCKS):
+            return False
+        case ast.ExprStmt():
+            value = constant_value(stmt.expr)
+            return value is None or value == 0
+        case ast.Labeled():
+            return _can_block(stmt.stmt)
+        case ast.Atomic() | ast.DStep() | ast.Block():
+            return not stmt.body.steps or _can_block(stmt.body.steps[0])
+        case ast.If() | ast.Do():
+            return not any(o.steps and (isinstance(o.steps[0], ast.Else) or not _can_block(o.steps[0]))
+                           for o in stmt.options)
+        case _:
+            return True
+
+
+_DEFAULT_FORMS = NormalForms()
+
 
 def _normal(node, marked: Token | None = None, known: dict | None = None, remember: bool = False,
             fresh: frozenset = frozenset()) -> str:
-    """A string that is equal for programs equal up to the order of if/do options and of the
-    operands of commutative operators.  Tokens are written '@' (the ``marked`` one) or '*'.
-
-    ``known`` maps id(node) to (node, its normal form) for nodes seen before, and
-    ``remember`` adds the nodes normalised now.  A node keeps its entry only as long as it is
-    the same object (the entry holds it, so its id is not reused), and a node's text does not
-    depend on ``marked`` unless the marked token lies below it: the ids in ``fresh``, the
-    path down to that token, are computed anew.
-    """
-    return _text(node, marked, known, remember, fresh)
+    """The normal form of ``node`` under a depth-first search (see NormalForms)."""
+    return _DEFAULT_FORMS.text(node, marked, known, remember, fresh)
 
 
-def _text(node, marked, known, remember, fresh) -> str:
-    """_normal's recursion (a module function, not a closure: a closure that calls itself
-    is a reference cycle, left to the garbage collector after every call)."""
-    if node is None:
-        return "-"
-    cls = type(node)
-    if cls is list:
-        return "[" + ",".join([_text(n, marked, known, remember, fresh) for n in node]) + "]"
-    if cls is Token:
-        return "@" if node is marked else "*"
-    if not isinstance(node, ast.Node):
-        return repr(node)
-    key = id(node)
-    if known is not None and key not in fresh:
-        entry = known.get(key)
-        if entry is not None and entry[0] is node:
-            return entry[1]
-    if cls is ast.If or cls is ast.Do:
-        options = [_text(o, marked, known, remember, fresh) for o in node.options]
-        result = cls.__name__ + "{" + "|".join(sorted(options)) + "}"
-    elif cls is ast.BinOp and node.op in _COMMUTATIVE:
-        operands = _flatten(node) if node.op in _ASSOCIATIVE else [node.left, node.right]
-        texts = [_text(o, marked, known, remember, fresh) for o in operands]
-        result = f"({node.op} " + " ".join(sorted(texts)) + ")"
-    else:
-        parts = [_text(getattr(node, name), marked, known, remember, fresh) for name in node.field_names]
-        result = cls.__name__ + "(" + ",".join(parts) + ")"
-    if remember and key not in fresh:
-        known[key] = (node, result)
-    return result
+def _literal_value(node) -> int | None:
+    """The value of constant arithmetic on literals (``2 - 1``): it names the same value as
+    the folded literal the rewrite writes in its place."""
+    try:
+        value = constant_value(node)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return value
+
+
+def _may_fail(node) -> bool:
+    """Whether evaluating ``node`` can raise an error (an array index, a remote reference, a
+    division): then ``a && b`` and ``b && a`` differ in which errors they raise.  An index
+    that is a constant or ``_pid`` does not count: a constant is in bounds or out of them for
+    every process, and ``_pid`` indexes an array indexed by pid, which covers every pid a
+    valid permutation moves (Checker.check_state_shape)."""
+    for n in node.walk():
+        if isinstance(n, ast.VarRef) and n.index is not None and not isinstance(n.index, ast.Const) \
+                and not (isinstance(n.index, ast.VarRef) and n.index.name == "_pid"
+                         and n.index.index is None and n.index.field is None):
+            return True
+        if isinstance(n, (ast.RemoteVar, ast.RemoteLabel, ast.Run, ast.Builtin, ast.CExpr)):
+            return True
+        if isinstance(n, ast.BinOp) and n.op in ("/", "%"):
+            return True
+    return False
 
 
 def _normal_init(body: ast.Sequence, has_setup: bool, normal=_normal) -> str:
@@ -655,7 +1239,7 @@ def _normal_init(body: ast.Sequence, has_setup: bool, normal=_normal) -> str:
     with them), and only the state it leaves behind is shared with the rest of the search."""
     steps = list(body.steps)
     head = steps[0] if steps else None
-    if has_setup:
+    if has_setup and isinstance(head, (ast.Atomic, ast.DStep)):
         block = "Setup{" + "|".join(sorted(normal(s) for s in head.body.steps)) + "}"
         return block + ";" + normal(steps[1:])
     return normal(body)
@@ -678,31 +1262,6 @@ def _is_setup(body: ast.Sequence) -> bool:
             continue
         return False
     return True
-
-
-def _regions(node) -> list[tuple[object, list[Token], dict[Token, frozenset[int]]]]:
-    """The tokens of ``node`` grouped by region: the innermost if/do option around each
-    token, or ``node`` itself for tokens outside every option; with each token, the ids of
-    the nodes on the path from ``node`` down to it."""
-    regions: dict[int, tuple[object, list[Token], dict]] = {}
-    _find_regions(node, node, [], regions)
-    return list(regions.values())
-
-
-def _find_regions(n, region, path: list[int], regions: dict) -> None:
-    if isinstance(n, Token):
-        entry = regions.setdefault(id(region), (region, [], {}))
-        entry[1].append(n)
-        entry[2][n] = frozenset(path)
-    elif isinstance(n, ast.Node):
-        path.append(id(n))
-        if isinstance(n, (ast.If, ast.Do)):
-            for option in n.options:
-                _find_regions(option, option, path, regions)
-        else:
-            for child in _child_values(n):
-                _find_regions(child, region, path, regions)
-        path.pop()
 
 
 def _child_values(node):
