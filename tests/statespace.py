@@ -404,7 +404,7 @@ def explore(model_path: str | Path, workdir: str | Path, flags: Sequence[str] = 
     dump = (workdir / f"{local.name}.svd").read_bytes()
     if len(dump) % vsize:
         raise OracleError(f"{local.name}.svd holds {len(dump)} bytes, not a multiple of {vsize}")
-    records, nested = svd_records(dump, pan)
+    records, _ = svd_records(dump, pan)
     _check_zero_beyond_end(records, pan.fields.get(_VSZ))
     space = StateSpace(model, layout, pan, records, _stored_count(output), tuple(flags), tuple(pan_args))
     dumped = len(dump) // vsize

@@ -32,8 +32,7 @@ from typing import Callable
 import pytest
 
 import families
-from statespace import GroupAction, StateSpace, closure_violations, count_orbits, explore
-from statespace import OracleError
+from statespace import GroupAction, OracleError, StateSpace, closure_violations, count_orbits, explore
 from transitions import (ACCEPTING, ASSERTION, INVALID_END, TransitionGraph, edit_pan, explore_transitions,
                          format_violations, transition_violations)
 from topspin_py.codegen.render import STRATEGIES

@@ -366,10 +366,10 @@ def _name_probes(space: StateSpace) -> list[Probe]:
     """Probes for every scalar of every struct in ``now`` (up to MAX_NAMED_FIELDS)."""
     probes = []
     places = _places(space)
-    for struct in dict.fromkeys(p.struct for p in places):
-        skip = frozenset({"sv", "_ids_", "_cnt"}) if struct == "State" else frozenset()
-        for lvalue, bitfield in _leaves(space.layout.struct(struct), space.layout, "", skip):
-            probes.append(Probe(struct, lvalue, bitfield))
+    for name in dict.fromkeys(p.struct for p in places):
+        skip = frozenset({"sv", "_ids_", "_cnt"}) if name == "State" else frozenset()
+        for lvalue, bitfield in _leaves(space.layout.struct(name), space.layout, "", skip):
+            probes.append(Probe(name, lvalue, bitfield))
             if len(probes) >= MAX_NAMED_FIELDS:
                 return probes
     return probes
