@@ -22,7 +22,8 @@ a sequence of N-byte records, one per stored state, in the order pan stored them
 dump is raw whatever pan stores, we compile with exactly the flags the reduced search uses,
 plus ``-DSVDUMP``: the dump then lists the very state space the reduction explores.  (The model
 is copied into the work directory and given to spin by its bare name, so that the ``.svd`` file
-lands there and not beside the model.)
+lands there and not beside the model.)  With ``-a`` the nested search dumps the states it
+stores too, with ``_a_t & 1`` set; they are folded into the first search's (:func:`svd_records`).
 
 Where things are in ``now``: asking pan itself
 ----------------------------------------------
@@ -103,6 +104,7 @@ PAN_TIMEOUT_S = 600
 
 # What pan prints at the end of a search (pan.c's wrapup()).
 _STORED = re.compile(r"^\s*([\d.e+]+) states, stored", re.M)
+_VISITED = re.compile(r"^\s*[\d.e+]+ states, stored \(([\d.e+]+) visited\)", re.M)  # with -a
 _ERRORS = re.compile(r"errors: (\d+)")
 _DEPTH_LIMIT = "max search depth too small"
 
@@ -288,6 +290,8 @@ def _probe_statements(probes: Sequence[Probe], sizes: Iterable[str]) -> str:
 
 _VSZ = Probe("State", "_vsz", False)
 _NR_PR = Probe("State", "_nr_pr", False)   # how many processes run (masked out, in the dump)
+_NR_QS = Probe("State", "_nr_qs", False)   # how many channels exist (masked out, in the dump)
+_A_T = Probe("State", "_a_t", False)       # & 1: in the nested (acceptance-cycle) search
 
 
 @dataclass(frozen=True)
@@ -370,9 +374,14 @@ class StateSpace:
 
 
 def explore(model_path: str | Path, workdir: str | Path, flags: Sequence[str] = ("-DSAFETY", "-DNOREDUCE"),
-            pan_args: Sequence[str] = (), defines: Sequence[str] = ()) -> StateSpace:
+            pan_args: Sequence[str] = (), defines: Sequence[str] = (), allow_errors: bool = False) -> StateSpace:
     """Run plain SPIN on ``model_path`` in ``workdir`` (gcc ``flags`` plus -DSVDUMP, pan
-    ``pan_args``, spin ``defines`` such as ``N=3``) and read back every stored state."""
+    ``pan_args``, spin ``defines`` such as ``N=3``) and read back every stored state.
+
+    pan must report no error unless ``allow_errors``; then ``pan_args`` should hold ``-c0``,
+    or pan stops at the first error and the state space is incomplete.  With ``-a`` the
+    nested search dumps its own copies of states; :func:`svd_records` folds them in, and the
+    dump must then hold as many records as pan reports "visited"."""
     model_path, workdir = Path(model_path), Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     model = load_model(model_path, tuple(defines))
@@ -386,22 +395,49 @@ def explore(model_path: str | Path, workdir: str | Path, flags: Sequence[str] = 
     (workdir / PROBE_FILE).write_text(probe_c.replace("@LAYOUT_FILE@", LAYOUT_FILE))
     _run(["gcc", "-O0", "-w", *flags, "-DSVDUMP", "-Wl,--wrap=write", "-o", "pan", PROBE_FILE], workdir)
 
-    _run_pan(workdir, ["-p1", *pan_args])  # learns the largest vsize
+    _run_pan(workdir, ["-p1", *pan_args], allow_errors)  # learns the largest vsize
     vsize = _read_pan_layout((workdir / LAYOUT_FILE).read_text(), probes).vsize
-    output = _run_pan(workdir, [f"-p{vsize}", *pan_args])
+    output = _run_pan(workdir, [f"-p{vsize}", *pan_args], allow_errors)
     pan = _read_pan_layout((workdir / LAYOUT_FILE).read_text(), probes)
     if pan.vsize != vsize:
         raise OracleError(f"the largest vsize changed between two identical runs ({vsize}, {pan.vsize})")
     dump = (workdir / f"{local.name}.svd").read_bytes()
     if len(dump) % vsize:
         raise OracleError(f"{local.name}.svd holds {len(dump)} bytes, not a multiple of {vsize}")
-    records = [dump[i:i + vsize] for i in range(0, len(dump), vsize)]
+    records, _ = svd_records(dump, pan)
     _check_zero_beyond_end(records, pan.fields.get(_VSZ))
     space = StateSpace(model, layout, pan, records, _stored_count(output), tuple(flags), tuple(pan_args))
-    if len(records) != space.pan_stored or len(space.keys) != len(records):
-        raise OracleError(f"pan stored {space.pan_stored} states, the dump holds {len(records)} "
-                          f"records of which {len(space.keys)} differ in the bytes pan stores")
+    dumped = len(dump) // vsize
+    visited = _VISITED.search(output)
+    if visited is None and (dumped != space.pan_stored or len(records) != dumped):
+        raise OracleError(f"pan stored {space.pan_stored} states, the dump holds {dumped} records of "
+                          f"which {len(records)} differ in the bytes pan stores")
+    if visited is not None and dumped != int(float(visited.group(1))):
+        raise OracleError(f"pan visited {visited.group(1)} states, the dump holds {dumped} records")
     return space
+
+
+def svd_records(dump: bytes, pan: PanLayout) -> tuple[list[bytes], int]:
+    """The distinct states of an SVDUMP file, in the order pan first stored them, and how many
+    records the nested search wrote.  With ``-a`` the nested (acceptance-cycle) search writes
+    the states it stores with ``_a_t`` bit 1 set, and the first search then writes again the
+    ones it reaches later: pan reports them as "N states, stored (M visited)", N not quite the
+    number of distinct states (the nested search's copies hash apart, ``_a_t |= 16|32``, but
+    some share an entry and count as "shadow" states).  The states are the records with
+    ``_a_t`` cleared, without repeats."""
+    a_t, vsize = pan.fields[_A_T], pan.vsize
+    records: dict[bytes, bytes] = {}
+    nested = 0
+    stored = pan.stored
+    for i in range(0, len(dump), vsize):
+        record = dump[i:i + vsize]
+        if a_t.read(record, 0):
+            nested += 1
+            cleared = bytearray(record)
+            a_t.write(cleared, 0, 0)
+            record = bytes(cleared)
+        records.setdefault(bytes(itemgetter(*stored)(record)), record)
+    return list(records.values()), nested
 
 
 def _check_zero_beyond_end(records: list[bytes], vsz: Bits | None) -> None:
@@ -422,14 +458,14 @@ def _run(command: list[str], cwd: Path) -> str:
     return done.stdout
 
 
-def _run_pan(workdir: Path, args: list[str]) -> str:
+def _run_pan(workdir: Path, args: list[str], allow_errors: bool = False) -> str:
     for stale in workdir.glob("*.svd"):
         stale.unlink()
     output = _run(["./pan", *args], workdir)
     if _DEPTH_LIMIT in output:
         raise OracleError("pan hit its depth limit: the state space is incomplete (pass a larger -m)")
     errors = _ERRORS.search(output)
-    if errors is None or int(errors.group(1)) != 0:
+    if errors is None or (int(errors.group(1)) != 0 and not allow_errors):
         raise OracleError(f"pan did not finish a clean search:\n{output}")
     return output
 
@@ -443,8 +479,9 @@ def _stored_count(output: str) -> int:
 
 # ------------------------------------------------------------------------------ which fields
 def _probes(layout: StateLayout) -> list[Probe]:
-    """Every field the group action reads or writes, as pan.h names it, and ``_vsz``."""
-    probes = ([_VSZ] if layout.header.state.has("_vsz") else []) + [_NR_PR]
+    """Every field the group action reads or writes, as pan.h names it, and ``_vsz``,
+    ``_nr_pr``, ``_nr_qs`` and ``_a_t``."""
+    probes = ([_VSZ] if layout.header.state.has("_vsz") else []) + [_NR_PR, _NR_QS, _A_T]
     for struct in sorted({p.struct for p in layout.processes}):
         probes.append(Probe(struct, "_pid", layout.struct(struct).field("_pid").is_bitfield))
     for struct in sorted({c.struct for c in layout.channels}):

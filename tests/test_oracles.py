@@ -12,6 +12,11 @@ vector (-DSVDUMP); tests/statespace.py applies the detected group to those vecto
 * Closure oracle: a symmetry maps reachable states to reachable states, so every generator
   ``detect`` returns must keep the reachable set closed.  Planted wrong generators show that
   the oracle notices when it is not.
+* Transition oracle (tests/transitions.py): a symmetry maps pan's graph of stored states onto
+  itself, moves onto moves and errors onto errors of the same kind.  Every generator passes it
+  on every model above (every element, for the small groups); planted generators show that it
+  catches what the closure oracle cannot see (a move or an assertion only one process has,
+  with the reachable states still closed) and what it can.
 
 Both runs of a model use the same compile flags (-DSAFETY -DNOREDUCE; the oracle adds only
 -DSVDUMP, which changes nothing but the dump) and the same pan arguments.
@@ -19,6 +24,7 @@ Both runs of a model use the same compile flags (-DSAFETY -DNOREDUCE; the oracle
 
 from __future__ import annotations
 
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -26,7 +32,9 @@ from typing import Callable
 import pytest
 
 import families
-from statespace import GroupAction, StateSpace, closure_violations, count_orbits, explore
+from statespace import GroupAction, OracleError, StateSpace, closure_violations, count_orbits, explore
+from transitions import (ACCEPTING, ASSERTION, INVALID_END, TransitionGraph, edit_pan, explore_transitions,
+                         format_violations, transition_violations)
 from topspin_py.codegen.render import STRATEGIES
 from topspin_py.errors import ModelError, SourcePos
 from topspin_py.pan.splice import SYM_MACRO
@@ -83,6 +91,7 @@ class Explored:
     space: StateSpace
     group: Group
     orbits: int | None = None
+    graph: TransitionGraph | None = None
 
 
 class _Cache:
@@ -233,3 +242,204 @@ def test_closure_oracle_catches_swap_broken_by_pid_literal(tmp_path):
     assert len(violations) == 2
     identity = Alpha.of({}, {})
     assert closure_violations(space, identity) == []
+
+
+# ------------------------------------------------------------------------------ transition oracle
+# tests/transitions.py: plain pan records every move and every error; a symmetry must map its
+# graph of stored states (nodes, moves, error kinds, accepting/progress labels) onto itself.  The graph
+# is explored from every image of the initial state under the detected generators (the
+# "initial state" section of its docstring), so spin-peterson's swap is checked too.
+def transition_graph(cache: _Cache, case: Case, request) -> TransitionGraph:
+    explored = cache.get(case, request)
+    if explored.graph is None:
+        workdir = cache.tmp.mktemp(f"transitions-{case.name}")
+        explored.graph = explore_transitions(explored.path, workdir, FLAGS, case.pan_args,
+                                             roots=explored.group.generators)
+    return explored.graph
+
+
+@pytest.mark.parametrize("case", [c.param() for c in CASES])
+def test_transition_graph_closed_under_detected_generators(cache, request, case):
+    explored = cache.get(case, request)
+    graph = transition_graph(cache, case, request)
+    # the graph holds every state plain pan stores (explore_transitions checks that its own
+    # run from the initial state stores exactly those), and more where a generator moves the
+    # initial state: peterson.pml's swap, whose image of it is a second root
+    stored = set(graph.index)
+    assert stored >= set(explored.space.keys)
+    assert graph.roots[0] == graph.node(explored.space.records[0])
+    assert len(graph.roots) == 1 + len(EXPECTED_TO_MOVE_THE_INITIAL_STATE.get(case.name, ()))
+    assert graph.edges
+    broken = {explored.group.cycles(g): format_violations(transition_violations(graph, g, limit=5))
+              for g in explored.group.generators}
+    assert broken == {name: "" for name in broken}
+
+
+# Groups small enough to check every element: the elements that stabilise the processes init
+# has started so far act on the stored states of start-up, where generators rarely apply.
+SMALL_GROUPS = ["mutex5", "peterson3", "spin-peterson", "hypercube-by-neighbour3", "spin-manna_pnueli"]
+
+
+@pytest.mark.parametrize("case", [c.param() for c in CASES if c.name in SMALL_GROUPS])
+def test_transition_graph_closed_under_every_element(cache, request, case):
+    explored = cache.get(case, request)
+    graph = transition_graph(cache, case, request)
+    elements = [explored.group.alpha(e) for e in explored.group.perm_group.generate()]
+    assert len(elements) == explored.group.order
+    broken = {explored.group.cycles(g): format_violations(transition_violations(graph, g, limit=5))
+              for g in elements}
+    assert broken == {name: "" for name in broken}
+
+
+# Worker 1 has a shortcut from 0 to 2 and only worker 2's assertion fails (when its x is 1).
+# Both workers still reach every value, so the reachable states are closed under swapping them:
+# x[1] and x[2] each take 0, 1, 2 in every combination, both workers always at the top of
+# their loop (the assertion returns there).  The swap is no symmetry: it maps worker 1's
+# shortcut onto a move worker 2 cannot make, and states where worker 2's assertion fails onto
+# states where nothing fails.
+SHORTCUT = """
+byte x[3];
+
+proctype worker()
+{
+  do
+  :: d_step { x[_pid] < 2 -> x[_pid]++ }
+  :: d_step { x[_pid] == 2 -> x[_pid] = 0 }
+  :: d_step { _pid == 1 && x[_pid] == 0 -> x[_pid] = 2 }
+  :: assert(_pid != 2 || x[_pid] != 1)
+  od
+}
+
+init { atomic { run worker(); run worker() } }
+"""
+
+
+def test_transition_oracle_catches_a_swap_the_closure_oracle_misses(tmp_path):
+    path = tmp_path / "shortcut.pml"
+    path.write_text(SHORTCUT)
+    graph = explore_transitions(path, tmp_path / "work", FLAGS)
+    assert detect(load_model(path)).order == 1
+    with pytest.raises(ModelError):
+        group_from_generators(graph.space.model, [("(1 2)", SourcePos(str(path), 1))])
+    swap = Alpha.of({1: 2, 2: 1}, {})
+    assert closure_violations(graph.space, swap) == []
+    assert len(graph.space.keys) == 9 + 1   # the 9 values of (x[1], x[2]), and init's first state
+
+    x = lambda node: (graph.names.values(graph.vectors[node])["x[1]"],
+                      graph.names.values(graph.vectors[node])["x[2]"])
+    # worker 2's assertion fails where x[2] == 1, whatever x[1]
+    assert sorted(x(n) for n in graph.with_label(ASSERTION)) == [(0, 1), (1, 1), (2, 1)]
+
+    violations = transition_violations(graph, swap)
+    by_kind = {kind: [v for v in violations if v.kind == kind] for kind in ("node", "label", "edge")}
+    # labels differ where exactly one of x[1], x[2] is 1: (1, 0), (1, 2), (0, 1), (2, 1)
+    assert sorted(x(v.source) for v in by_kind["label"]) == [(0, 1), (1, 0), (1, 2), (2, 1)]
+    # the shortcut x[1]: 0 -> 2, with x[2] = 0, 1, 2
+    assert sorted((x(v.source), x(v.target)) for v in by_kind["edge"]) == [
+        ((0, 0), (2, 0)), ((0, 1), (2, 1)), ((0, 2), (2, 2))]
+    assert by_kind["node"] == []
+    assert transition_violations(graph, Alpha.of({}, {})) == []
+
+
+def test_transition_oracle_catches_swap_broken_by_pid_literal(tmp_path):
+    path = tmp_path / "pid_literal.pml"
+    path.write_text(PID_LITERAL)
+    graph = explore_transitions(path, tmp_path / "work", FLAGS)
+    swap = Alpha.of({1: 2, 2: 1}, {})
+    violations = transition_violations(graph, swap)
+    st = lambda node: tuple(graph.names.values(graph.vectors[node])[f"st[{i}]"] for i in (1, 2))
+    idle, busy, done = 3, 2, 1   # mtype values: SPIN numbers them from the last declared
+    # the states with st[1] == done are the closure oracle's two
+    assert sorted(st(v.source) for v in violations if v.kind == "node") == [(done, busy), (done, idle)]
+    # moves into them (worker 1's busy -> done) and between them (worker 2 on its own)
+    assert sorted((st(v.source), st(v.target)) for v in violations if v.kind == "edge") == sorted([
+        ((busy, busy), (done, busy)), ((busy, idle), (done, idle)),
+        ((done, busy), (done, idle)), ((done, idle), (done, busy))])
+    assert [v for v in violations if v.kind == "label"] == []
+
+
+def test_transition_oracle_catches_clients_swapped_without_their_channels(cache, request):
+    case = next(c for c in CASES if c.name == "email3")
+    graph = transition_graph(cache, case, request)
+    planted = Alpha.of({1: 2, 2: 1}, {})
+    assert transition_violations(graph, planted, limit=10)
+
+
+# Where the probe puts errors: an assertion against the state its move starts from (here x is
+# 1 there, 5 inside the d_step where it fails), an invalid end state against the blocked state
+# (x == 2), though pan reports it one level up (depth--; uerror; depth++).
+ERROR_PLACES = """
+byte x;
+
+active proctype p()
+{
+  x = 1;
+  d_step { x = 5; assert(x == 2) }
+  x = 2;
+  (x == 3)
+}
+"""
+
+
+def test_transition_oracle_puts_errors_on_the_right_states(tmp_path):
+    path = tmp_path / "errors.pml"
+    path.write_text(ERROR_PLACES)
+    graph = explore_transitions(path, tmp_path / "work", FLAGS)
+    x = lambda node: graph.names.values(graph.vectors[node])["x"]
+    assert sorted(x(n) for n in range(len(graph.vectors))) == [0, 1, 2, 5]
+    assert [x(n) for n in graph.with_label(ASSERTION)] == [1]
+    assert [x(n) for n in graph.with_label(INVALID_END)] == [2]
+    assert sorted((x(s), x(t)) for s, t in graph.edges) == [(0, 1), (1, 5), (5, 2)]
+
+
+# A never claim: the graph is the product, the claim moves too, and its accepting states are
+# labels.  `[]<> (inside == 0)` is symmetric in the two users; `[]<> (st[1] == 0)` is not.
+def claim_model(formula: str) -> str:
+    return f"""
+byte inside;
+byte st[3];
+
+proctype user()
+{{
+  do
+  :: atomic {{ st[_pid] == 0 -> st[_pid] = 1; inside++ }}
+  :: atomic {{ st[_pid] == 1 -> st[_pid] = 0; inside-- }}
+  od
+}}
+
+init {{ atomic {{ run user(); run user() }} }}
+
+ltl p {{ {formula} }}
+"""
+
+
+def test_transition_oracle_on_a_product_with_a_never_claim(tmp_path):
+    path = tmp_path / "claim.pml"
+    path.write_text(claim_model("[]<> (inside == 0)"))
+    group = detect(load_model(path))
+    assert group.order == 2
+    graph = explore_transitions(path, tmp_path / "work", ("-DNOREDUCE",), ("-a",), roots=group.generators)
+    assert graph.with_label(ACCEPTING)
+    assert graph.space.layout.base == 1
+    assert all(transition_violations(graph, g) == [] for g in group.generators)
+
+    asymmetric = tmp_path / "asymmetric.pml"
+    asymmetric.write_text(claim_model("[]<> (st[1] == 0)"))
+    assert detect(load_model(asymmetric)).order == 1
+    graph = explore_transitions(asymmetric, tmp_path / "work2", ("-DNOREDUCE",), ("-a",))
+    swap = Alpha.of({1: 2, 2: 1}, {})
+    assert transition_violations(graph, swap)
+
+
+def test_transition_probe_refuses_a_pan_c_it_does_not_recognise(tmp_path):
+    path = tmp_path / "errors.pml"
+    path.write_text(ERROR_PLACES)
+    subprocess.run(["spin", "-a", path.name], cwd=tmp_path, check=True, capture_output=True)
+    text = (tmp_path / "pan.c").read_text()
+    edited = edit_pan(text)
+    assert edited.count("oracle_down();") == edited.count("oracle_store();") == 1
+    assert edited.count("oracle_uerror(str);") == 1
+    with pytest.raises(OracleError, match="Down: label"):
+        edit_pan(text.replace("\nDown:\n", "\nDown:\nDown:\n"))
+    with pytest.raises(OracleError, match="dfs_uerror"):
+        edit_pan(text.replace("if (unwinding) return;", "if (unwinding) { return; }"))

@@ -23,7 +23,9 @@ for acceptance cycles (pan -a), one with a ``progress_here`` label for non-progr
 (-DNP, pan -l).  Most of them find a cycle, so they mostly compare verdicts, which is why they
 do not share examples with the safety searches, which feed the orbit oracle.  The oracle does
 not count liveness searches: pan's nested search dumps the states of its second pass too
-(``884 states, stored (1255 visited)``: 1,255 records), which explore() rightly refuses.
+(``884 states, stored (1255 visited)``: 1,255 records); explore() folds them into one record
+per state (statespace.svd_records), but pan's "stored" count then is not a count of states to
+hold a reduced search to.
 
 A trivial group (a model whose asymmetry leaves nothing to permute, or an ``active`` model
 whose local ``pid`` variable pins pid 0) is run with plain SPIN and one strategy only: every
