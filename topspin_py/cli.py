@@ -5,7 +5,8 @@ One subcommand per pipeline stage that is usable alone (DESIGN.md): ``verify``, 
 baselines.  Each has an ``_add_<name>`` function and a line in ``build_parser``.
 
 Exit status: 0 no errors found, 1 pan found errors, 2 tool failure or bad input (a TopspinError
-is printed with ``render()``, never as a traceback), 130 interrupted.
+is printed with ``render()``, never as a traceback) or, for ``verify --compare``, reduced and plain
+verdicts that differ (result.py), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -60,8 +61,12 @@ def _add_verify(commands) -> None:
     verify_parser = commands.add_parser(
         "verify", allow_abbrev=False, help="verify a Promela model with SPIN",
         description="Run spin -a, gcc and pan on MODEL and report pan's verdict.",
-        epilog="exit status: 0 no errors, 1 errors found (a trail is written next to MODEL), "
-               "2 failure or bad input")
+        epilog="A model with accept labels (in a proctype, a never claim, or an ltl formula's "
+               "translation) is searched for acceptance cycles (pan -a), -DNP for non-progress "
+               "cycles (pan -l), as spin -run does; --safety, --pan -a/-l, -DSAFETY, -DBFS or "
+               "-DNOCLAIM choose otherwise. "
+               "exit status: 0 no errors, 1 errors found (a trail is written next to MODEL), "
+               "2 failure or bad input, or --compare found verdicts that differ")
     verify_parser.add_argument("model", metavar="MODEL", help="the Promela model (.pml, .p, ...)")
     verify_parser.add_argument("--strategy", choices=STRATEGIES, default="auto",
                                help="symmetry reduction strategy (default: %(default)s)")
@@ -80,7 +85,11 @@ def _add_verify(commands) -> None:
                                     "write MODELN.trail instead)")
     verify_parser.add_argument("--compare", action="store_true",
                                help="also verify without reduction and report the reduction "
-                                    "(states, time, memory) and whether the verdicts agree")
+                                    "(states, time, memory); verdicts that differ are a failure "
+                                    "(exit status 2)")
+    verify_parser.add_argument("--safety", action="store_true",
+                               help="search for safety violations only, even if the model has "
+                                    "accept labels (default: pan -a then, as spin -run)")
     noise = verify_parser.add_mutually_exclusive_group()
     noise.add_argument("--quiet", action="store_true", help="no progress or notes on stderr")
     noise.add_argument("--verbose", action="store_true",
@@ -94,6 +103,7 @@ def _run_verify(args: argparse.Namespace) -> int:
     options = VerifyOptions(
         strategy=args.strategy, defines=tuple(args.defines), pan_args=pan_args,
         keep_dir=args.keep, force=args.force, on_progress=display, compare=args.compare,
+        safety=args.safety,
         on_note=None if args.quiet else _to_stderr(display),
         on_detail=_to_stderr(display) if args.verbose else None)
     try:
@@ -105,7 +115,9 @@ def _run_verify(args: argparse.Namespace) -> int:
         print(result.to_json())
     else:
         print(result.summary())
-    return EXIT_ERRORS_FOUND if result.errors else EXIT_OK
+    if result.disagreement is not None:
+        print(f"{args.model}: error: {result.disagreement}", file=sys.stderr)
+    return result.exit_status
 
 
 def _add_detect(commands) -> None:
