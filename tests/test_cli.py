@@ -296,3 +296,47 @@ def test_compare_with_verdicts_that_differ_exits_2(tmp_path, monkeypatch, capsys
     assert ("error: the verdicts differ: plain SPIN found 1 error(s), the reduced search "
             "(strategy segmented, group order 6) found none") in err
     assert "Traceback" not in err
+
+
+# --- detect refuses what spin refuses --------------------------------------------------------
+
+@pytest.mark.parametrize("name,content,where,message", [
+    ("empty.pml", b"", "empty.pml:1", "spin rejects the model: syntax error"),
+    ("comments.pml", b"/* nothing but comments */\n// and one more\n", "comments.pml:1",
+     "spin rejects the model: syntax error"),
+    ("undeclared.pml", b"active proctype A() {\n\tbyte x;\n\tx = y\n}\n", "undeclared.pml:4",
+     "spin rejects the model: undeclared variable: y"),
+    ("syntax.pml", b"active proctype A() {\n\tbyte x;\n\tx = = 3\n}\n", "syntax.pml:3:", "syntax error"),
+    ("garbage.pml", bytes(range(256)) * 2, "garbage.pml:1:", "not Promela text"),
+])
+def test_detect_refuses_what_spin_refuses(tmp_path, name, content, where, message):
+    (tmp_path / name).write_bytes(content)
+    reference = subprocess.run(["spin", "-a", name], cwd=tmp_path, capture_output=True)
+    assert not (tmp_path / "pan.c").exists()   # spin rejects each of them
+    assert b"Error" in reference.stdout + reference.stderr
+    for command in ("detect", "verify"):
+        run = topspin(command, name, cwd=tmp_path)
+        assert run.returncode == 2, f"{command}: {run.stdout}{run.stderr}"
+        assert "Traceback" not in run.stderr and "group order" not in run.stdout
+        assert run.stderr.startswith(where) and message in run.stderr, run.stderr
+        assert "\x1b" not in run.stderr   # the garbage's control bytes are not echoed
+
+
+def test_empty_model_hint(tmp_path):
+    (tmp_path / "empty.pml").write_text("")
+    run = topspin("detect", "empty.pml", cwd=tmp_path)
+    assert "spin: empty.pml:1, Error: no runable process" in run.stderr
+    assert "hint: a model needs at least one process" in run.stderr
+
+
+def test_latin1_comment_is_accepted_as_spin_accepts_it(tmp_path):
+    (tmp_path / "latin1.pml").write_bytes(b"/* caf\xe9, na\xefve */\nbyte x;\n"
+                                          b"active [2] proctype P() { end: do :: x = 1; "
+                                          b"printf(\"d\xe9j\xe0 vu\\n\") od }\n")
+    reference = subprocess.run(["spin", "-a", "latin1.pml"], cwd=tmp_path, capture_output=True)
+    assert reference.returncode == 0 and (tmp_path / "pan.c").exists()
+    run = topspin("detect", "latin1.pml", cwd=tmp_path)
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    # Both P's loop for ever writing the same constant: their swap is a symmetry.
+    assert "group order: 2" in run.stdout
+    assert topspin("verify", "latin1.pml", cwd=tmp_path).returncode == 0

@@ -13,6 +13,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,6 +91,14 @@ def generate_pan(toolchain: Toolchain, model: Path, shown_as: str, defines, work
     return output
 
 
+def check_with_spin(model: Path, defines) -> str:
+    """``spin -a`` in a scratch directory, for the commands that need no pan.c but must refuse
+    what spin refuses, as verify does.  Returns spin's output."""
+    tools = find_toolchain()
+    with tempfile.TemporaryDirectory(prefix="topspin-check-") as workdir:
+        return generate_pan(tools, model, str(model), defines, Path(workdir))
+
+
 def _spin_rejection(output: str) -> ModelError:
     """spin's own complaint, with the position of its first error."""
     if match := _SPIN_ERROR.search(output):
@@ -100,8 +109,11 @@ def _spin_rejection(output: str) -> ModelError:
         message = match.group("message")
     else:
         pos, message = None, "spin could not translate the model"
+    hint = None
+    if "no runable process" in output:
+        hint = "a model needs at least one process: an active proctype or an init"
     return ModelError(f"spin rejects the model: {' '.join(message.split())}", pos=pos,
-                      detail=output.strip() or None)
+                      detail=output.strip() or None, hint=hint)
 
 
 def compile_command(toolchain: Toolchain, flags: list[str] | tuple[str, ...]) -> list[str]:
