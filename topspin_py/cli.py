@@ -227,7 +227,11 @@ def _add_patch(commands) -> None:
     parser = commands.add_parser(
         "patch", allow_abbrev=False, help="splice the canonicaliser into an existing pan.c",
         description="Patch PAN_C (written by spin -a from MODEL, pan.h beside it) in place, "
-                    "keeping the original as PAN_C.orig; the canonicaliser goes beside it.")
+                    "keeping the original as PAN_C.orig; the canonicaliser goes beside it. "
+                    "The symmetry respects the claims compiled into PAN_C: a never claim given "
+                    "to spin with -N FILE is read again from FILE (relative to PAN_C's "
+                    "directory) and checked against PAN_C; when it cannot be, nothing is "
+                    "patched.")
     parser.add_argument("pan_c", type=Path, metavar="PAN_C")
     parser.add_argument("--model", type=Path, required=True, metavar="MODEL")
     _add_build_options(parser)
@@ -238,6 +242,7 @@ def _run_patch(args: argparse.Namespace) -> int:
     import shutil
 
     from topspin_py.errors import UsageError
+    from topspin_py.pan.claims import model_checked_by
     from topspin_py.pan.splice import SYM_MACRO
     from topspin_py.reduce import GENERATED_C, defines_the_reduction_needs, plan, reduce_in
 
@@ -251,7 +256,10 @@ def _run_patch(args: argparse.Namespace) -> int:
         if existing.exists():
             raise UsageError(f"{existing} exists: the pan.c looks patched already",
                              hint="regenerate pan.c with spin -a, or remove the file")
-    model, group, strategy = plan(args.model, args.defines, args.strategy)
+    # The group must respect the claim pan.c checks, which may not be in MODEL (spin -a -N).
+    claimed, claims_line = model_checked_by(pan_c.parent, args.model, list(args.defines))
+    print(claims_line)
+    model, group, strategy = plan(args.model, args.defines, args.strategy, model=claimed)
     needed = defines_the_reduction_needs(model, args.defines)
     shutil.copy2(pan_c, backup)
     flags = [f"-D{define}" for define in (*args.defines, *needed)]

@@ -74,16 +74,20 @@ def _which(tool: str, package: str) -> str:
     return path
 
 
-def spin_command(toolchain: Toolchain, model: Path, defines: list[str] | tuple[str, ...]) -> list[str]:
+def spin_command(toolchain: Toolchain, model: Path, defines: list[str] | tuple[str, ...],
+                 claim_file: Path | None = None) -> list[str]:
     # spin hands -D options to its preprocessor; they go before -a (spin -DN=3 -a m.pml).
-    return [toolchain.spin, *(f"-D{define}" for define in defines), "-a", str(model.resolve())]
+    claim = ["-N", str(claim_file.resolve())] if claim_file is not None else []
+    return [toolchain.spin, *(f"-D{define}" for define in defines), "-a", *claim, str(model.resolve())]
 
 
-def generate_pan(toolchain: Toolchain, model: Path, shown_as: str, defines, workdir: Path) -> str:
-    """``spin -a``: write pan.c, pan.h, ... into workdir.  Returns spin's output (ltl translations
-    and notes).  A model spin rejects becomes a ModelError at spin's file:line, naming ``shown_as``
-    (the path the user typed) instead of the absolute path spin saw."""
-    command = spin_command(toolchain, model, defines)
+def generate_pan(toolchain: Toolchain, model: Path, shown_as: str, defines, workdir: Path,
+                 claim_file: Path | None = None) -> str:
+    """``spin -a`` (with ``-N claim_file``, a never claim of its own): write pan.c, pan.h, ...
+    into workdir.  Returns spin's output (ltl translations and notes).  A model spin rejects
+    becomes a ModelError at spin's file:line, naming ``shown_as`` (the path the user typed)
+    instead of the absolute path spin saw."""
+    command = spin_command(toolchain, model, defines, claim_file)
     completed = _run(command, workdir, "spin")
     output = _rename_path(completed.stdout + completed.stderr, str(model.resolve()), shown_as)
     if completed.returncode != 0 or not (workdir / "pan.c").is_file():
