@@ -131,3 +131,15 @@ def test_patch_with_the_models_own_claim(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "claims: never_0\n" in proc.stdout and "group order 2," in proc.stdout
     assert pan_errors(tmp_path, ["-DTOPSPIN_SYM"]) == 1
+
+
+def test_patch_under_noclaim_needs_no_claim_file(tmp_path):
+    # pan built with -DNOCLAIM checks no claim: the claim file is not needed, and the whole
+    # S3 is the group (plain pan without the claim finds no error, nor does the reduced one).
+    spin_with_separate_claim(tmp_path)
+    (tmp_path / "claim.pml").unlink()
+    assert pan_errors(tmp_path, ["-DNOCLAIM"]) == 0
+    proc = cli("patch", str(tmp_path / "pan.c"), "--model", str(tmp_path / "m.pml"), "-DNOCLAIM")
+    assert proc.returncode == 0, proc.stderr
+    assert "claims: none checked (-DNOCLAIM)" in proc.stdout and "group order 6," in proc.stdout
+    assert pan_errors(tmp_path, ["-DNOCLAIM", "-DTOPSPIN_SYM"]) == 0
