@@ -57,6 +57,7 @@ from topspin_py.codegen.render import STRATEGIES
 from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.result import Result
 from topspin_py.symmetry.detect import Group, detect
+from topspin_py.pan.flags import cycle_search
 from topspin_py.verify import VerifyOptions, model_as_searched, verify
 
 STRATEGY_NAMES = tuple(STRATEGIES)
@@ -96,9 +97,12 @@ class Comparison:
 
 def run(path: Path, strategy: str, defines: Sequence[str], pan_args: Sequence[str],
         notes: list[str] | None = None) -> Result:
-    """verify with these options, keeping no trail (pan's trail stays in its temp directory)."""
+    """verify with these options, keeping no trail (pan's trail stays in its temp directory).
+    The pan arguments are pan's own: without -a or -l the search is a safety search
+    (``--safety``), as pan makes it, and as group_in_force assumes."""
     return verify(path, VerifyOptions(strategy=strategy, defines=tuple(defines),
                                       pan_args=tuple(pan_args), save_trails=False,
+                                      safety=not cycle_search(pan_args),
                                       on_note=None if notes is None else notes.append))
 
 

@@ -240,3 +240,103 @@ def test_interrupt_exits_cleanly(tmp_path):
     out, rest = process.communicate(timeout=60)
     assert process.returncode == 130
     assert "Traceback" not in stderr + rest and "interrupted" in rest
+
+
+# --- what verify checks, and says it checked -------------------------------------------------
+
+def test_liveness_ltl_found_as_spin_run_finds_it(tmp_path):
+    # tests/models/ltl_liveness.pml: only an acceptance cycle violates its ltl formula
+    # (spin -a; gcc; ./pan -a reports it: its header, checked by test_models.py).
+    shutil.copy(REPO / "tests" / "models" / "ltl_liveness.pml", tmp_path / "live.pml")
+    run = topspin("verify", "live.pml", cwd=tmp_path)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert re.search(r"^claim:\s+ltl both_busy \(acceptance cycles, -a\)$", run.stdout, re.M)
+    assert re.search(r"^errors:\s+1$", run.stdout, re.M)
+    assert "pan:1: acceptance cycle" in run.stdout
+    assert "pan -a: searching for acceptance cycles, as spin -run does" in run.stderr
+
+
+def test_safety_search_shows_pans_warning(tmp_path):
+    shutil.copy(REPO / "tests" / "models" / "ltl_liveness.pml", tmp_path / "live.pml")
+    run = topspin("verify", "--safety", "live.pml", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert re.search(r"^claim:\s+ltl both_busy \(safety\)$", run.stdout, re.M)
+    assert re.search(r"^pan warning:\s+never claim \+ accept labels requires -a flag to fully verify$",
+                     run.stdout, re.M)
+    as_json = json.loads(topspin("verify", "--safety", "--json", "live.pml", cwd=tmp_path).stdout)
+    assert as_json["warnings"] == ["warning: never claim + accept labels requires -a flag to fully verify"]
+    assert (as_json["claim"], as_json["search"]) == ("ltl both_busy", "safety")
+
+
+def test_compare_with_verdicts_that_differ_exits_2(tmp_path, monkeypatch, capsys):
+    # A real reduced run that misses an error needs a group the model does not have: the
+    # analysis' is replaced by all of S3 (in this process, so that main() uses it), while
+    # spin, gcc and both pan runs are real.  The never claim breaks at x == 1, which P:1 sets.
+    import topspin_py.verify as verify_module
+    from sympy.combinatorics import Permutation, PermutationGroup
+    from topspin_py.cli import main
+
+    (tmp_path / "m.pml").write_text("byte x = 255;\nactive [3] proctype P() { end: do :: x = _pid od }\n"
+                                    "never { do :: x == 1 -> break :: else od }\n")
+    real_detect = verify_module.detect
+
+    def whole_s3(model):
+        group = real_detect(model)
+        pids = [i for i, (kind, _) in enumerate(group.points) if kind == "pid"]
+        swap, rotate = list(range(len(group.points))), list(range(len(group.points)))
+        swap[pids[0]], swap[pids[1]] = pids[1], pids[0]
+        rotate[pids[0]], rotate[pids[1]], rotate[pids[2]] = pids[1], pids[2], pids[0]
+        group.perm_group = PermutationGroup([Permutation(swap), Permutation(rotate)])
+        return group
+    monkeypatch.setattr(verify_module, "detect", whole_s3)
+    status = main(["verify", "--compare", "--quiet", str(tmp_path / "m.pml")])
+    out, err = capsys.readouterr()
+    assert status == 2, out + err
+    assert re.search(r"^errors:\s+0$", out, re.M) and "plain SPIN:" in out and "1 errors" in out
+    assert ("error: the verdicts differ: plain SPIN found 1 error(s), the reduced search "
+            "(strategy segmented, group order 6) found none") in err
+    assert "Traceback" not in err
+
+
+# --- detect refuses what spin refuses --------------------------------------------------------
+
+@pytest.mark.parametrize("name,content,where,message", [
+    ("empty.pml", b"", "empty.pml:1", "spin rejects the model: syntax error"),
+    ("comments.pml", b"/* nothing but comments */\n// and one more\n", "comments.pml:1",
+     "spin rejects the model: syntax error"),
+    ("undeclared.pml", b"active proctype A() {\n\tbyte x;\n\tx = y\n}\n", "undeclared.pml:4",
+     "spin rejects the model: undeclared variable: y"),
+    ("syntax.pml", b"active proctype A() {\n\tbyte x;\n\tx = = 3\n}\n", "syntax.pml:3:", "syntax error"),
+    ("garbage.pml", bytes(range(256)) * 2, "garbage.pml:1:", "not Promela text"),
+])
+def test_detect_refuses_what_spin_refuses(tmp_path, name, content, where, message):
+    (tmp_path / name).write_bytes(content)
+    reference = subprocess.run(["spin", "-a", name], cwd=tmp_path, capture_output=True)
+    assert not (tmp_path / "pan.c").exists()   # spin rejects each of them
+    assert b"Error" in reference.stdout + reference.stderr
+    for command in ("detect", "verify"):
+        run = topspin(command, name, cwd=tmp_path)
+        assert run.returncode == 2, f"{command}: {run.stdout}{run.stderr}"
+        assert "Traceback" not in run.stderr and "group order" not in run.stdout
+        assert run.stderr.startswith(where) and message in run.stderr, run.stderr
+        assert "\x1b" not in run.stderr   # the garbage's control bytes are not echoed
+
+
+def test_empty_model_hint(tmp_path):
+    (tmp_path / "empty.pml").write_text("")
+    run = topspin("detect", "empty.pml", cwd=tmp_path)
+    assert "spin: empty.pml:1, Error: no runable process" in run.stderr
+    assert "hint: a model needs at least one process" in run.stderr
+
+
+def test_latin1_comment_is_accepted_as_spin_accepts_it(tmp_path):
+    (tmp_path / "latin1.pml").write_bytes(b"/* caf\xe9, na\xefve */\nbyte x;\n"
+                                          b"active [2] proctype P() { end: do :: x = 1; "
+                                          b"printf(\"d\xe9j\xe0 vu\\n\") od }\n")
+    reference = subprocess.run(["spin", "-a", "latin1.pml"], cwd=tmp_path, capture_output=True)
+    assert reference.returncode == 0 and (tmp_path / "pan.c").exists()
+    run = topspin("detect", "latin1.pml", cwd=tmp_path)
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    # Both P's loop for ever writing the same constant: their swap is a symmetry.
+    assert "group order: 2" in run.stdout
+    assert topspin("verify", "latin1.pml", cwd=tmp_path).returncode == 0

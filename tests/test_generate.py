@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 def cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "topspin_py.cli", *args], capture_output=True, text=True)
@@ -67,3 +69,77 @@ def test_breadth_first_builds_get_the_chains_of_inits_atomic_start_up(corpus, tm
     reduced_bfs, _ = build_and_run(breadth_first, ["-DSAFETY", "-DNOREDUCE", "-DBFS", "-DTOPSPIN_SYM"])
     assert plain_bfs - plain_dfs == 4
     assert reduced_bfs == 12 + (plain_bfs - plain_dfs)
+
+
+# --- patch and a never claim given to spin with -N ---------------------------------------------
+
+# Three identical processes, symmetric alone; the claim, in a file of its own, breaks when
+# x == 1, which only P:1 sets.  Only the swap of P:0 and P:2 respects it (group order 2).
+# With all of S3 the reduced search takes the state after P:1's step for the one after P:0's
+# and never sees x == 1 (what patch did before it looked at pan.c's claims).
+SYMMETRIC_MODEL = "byte x = 255;\nactive [3] proctype P() { end: do :: x = _pid od }\n"
+CLAIM_ON_PID_1 = "never { do :: x == 1 -> break :: else od }\n"
+
+
+def pan_errors(directory: Path, flags: list[str]) -> int:
+    subprocess.run(["gcc", "-O1", "-w", *flags, "-o", "pan", "pan.c"], cwd=directory, check=True)
+    out = subprocess.run(["./pan"], cwd=directory, capture_output=True, text=True).stdout
+    return int(re.search(r"errors: (\d+)", out).group(1))
+
+
+def spin_with_separate_claim(directory: Path) -> None:
+    (directory / "m.pml").write_text(SYMMETRIC_MODEL)
+    (directory / "claim.pml").write_text(CLAIM_ON_PID_1)
+    subprocess.run(["spin", "-a", "-N", "claim.pml", "m.pml"], cwd=directory, check=True,
+                   capture_output=True)
+
+
+def test_patch_restricts_the_group_to_a_claim_given_with_N(tmp_path):
+    spin_with_separate_claim(tmp_path)
+    assert pan_errors(tmp_path, []) == 1          # the reference: plain pan finds it
+    proc = cli("patch", str(tmp_path / "pan.c"), "--model", str(tmp_path / "m.pml"))
+    assert proc.returncode == 0, proc.stderr
+    assert f"with the never claim of {tmp_path / 'claim.pml'}, checked against pan.c" in proc.stdout
+    assert "group order 2," in proc.stdout
+    assert pan_errors(tmp_path, ["-DTOPSPIN_SYM"]) == 1
+
+
+@pytest.mark.parametrize("change,message", [
+    ("remove", "its text was not found"),
+    ("edit", "gives other claims"),
+])
+def test_patch_refuses_a_claim_it_cannot_check(tmp_path, change, message):
+    spin_with_separate_claim(tmp_path)
+    if change == "remove":
+        (tmp_path / "claim.pml").unlink()
+    else:
+        (tmp_path / "claim.pml").write_text(CLAIM_ON_PID_1.replace("x == 1", "x == 2"))
+    original = (tmp_path / "pan.c").read_text(encoding="latin-1")
+    proc = cli("patch", str(tmp_path / "pan.c"), "--model", str(tmp_path / "m.pml"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "checks a claim that" in proc.stderr and "never_0 (from claim.pml)" in proc.stderr
+    assert message in proc.stderr
+    assert (tmp_path / "pan.c").read_text(encoding="latin-1") == original   # nothing patched
+    assert not (tmp_path / "pan.c.orig").exists()
+
+
+def test_patch_with_the_models_own_claim(tmp_path):
+    # The claim inside the model: pan.c's claims are the model's, used as they are.
+    (tmp_path / "m.pml").write_text(SYMMETRIC_MODEL + CLAIM_ON_PID_1)
+    subprocess.run(["spin", "-a", "m.pml"], cwd=tmp_path, check=True, capture_output=True)
+    proc = cli("patch", str(tmp_path / "pan.c"), "--model", str(tmp_path / "m.pml"))
+    assert proc.returncode == 0, proc.stderr
+    assert "claims: never_0\n" in proc.stdout and "group order 2," in proc.stdout
+    assert pan_errors(tmp_path, ["-DTOPSPIN_SYM"]) == 1
+
+
+def test_patch_under_noclaim_needs_no_claim_file(tmp_path):
+    # pan built with -DNOCLAIM checks no claim: the claim file is not needed, and the whole
+    # S3 is the group (plain pan without the claim finds no error, nor does the reduced one).
+    spin_with_separate_claim(tmp_path)
+    (tmp_path / "claim.pml").unlink()
+    assert pan_errors(tmp_path, ["-DNOCLAIM"]) == 0
+    proc = cli("patch", str(tmp_path / "pan.c"), "--model", str(tmp_path / "m.pml"), "-DNOCLAIM")
+    assert proc.returncode == 0, proc.stderr
+    assert "claims: none checked (-DNOCLAIM)" in proc.stdout and "group order 6," in proc.stdout
+    assert pan_errors(tmp_path, ["-DNOCLAIM", "-DTOPSPIN_SYM"]) == 0

@@ -92,6 +92,10 @@ def _verify_args(path: Path, run: Run) -> list[str]:
     args = ["verify", str(path), "--strategy", "none", "--json"]
     args += [d if d.startswith("-D") else f"-D{d}" for d in (*run.flags, *run.defines)]
     args += [f"--pan={arg}" for arg in run.pan]
+    # A header's pan arguments are pan's own: without -a or -l, pan searches for safety
+    # violations only, while verify would add -a for accept labels (as spin -run does).
+    if not any(arg in ("-a", "-l") for arg in run.pan):
+        args.append("--safety")
     return args
 
 

@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 
 from topspin_py.errors import ModelError, ToolchainError, TopspinError, UsageError
-from topspin_py.result import JSON_REQUIRED_KEYS
+from topspin_py.promela.model import FIRST_CLAIM
+from topspin_py.result import JSON_REQUIRED_KEYS, PlainRun
 from topspin_py.verify import VerifyOptions, verify
 
 from conftest import MODELS
+from modelgen import run_spin
 from small_models import ASSERTION, COUNTER
 
 
@@ -317,3 +319,185 @@ def test_compare_runs_plain_spin_too(corpus):
     data = json.loads(result.to_json())
     assert data["plain"]["states_stored"] == 113 and data["reduction"] == 113 / 12
     assert "reduction:" in result.summary()
+
+
+# --- the search the model asks for (spin -run's defaults) -------------------------------------
+
+def _copy(path: Path, into: Path) -> Path:
+    """A copy of a model, so that the trail verify leaves beside it stays out of the repository."""
+    shutil.copyfile(path, into / path.name)
+    return into / path.name
+
+
+def test_ltl_liveness_is_searched_for_acceptance_cycles(tmp_path):
+    # The reference: spin -a, gcc, pan -a (what spin -run runs) finds the acceptance cycle...
+    model = _copy(MODELS / "ltl_liveness.pml", tmp_path)
+    plain = run_spin(model, pan=("-a",), opt="-O0")
+    assert plain.errors == 1 and "acceptance cycle" in plain.output
+    # ... and a search without -a cannot (its header explains why), as pan warns.
+    unchecked = run_spin(model, opt="-O0")
+    assert unchecked.errors == 0 and "requires -a flag to fully verify" in unchecked.output
+    notes = []
+    result = verify(model, VerifyOptions(on_note=notes.append))   # the default strategy
+    assert (result.errors, result.exit_status) == (1, 1)
+    assert any("acceptance cycle" in message for message in result.error_messages)
+    assert "-a" in result.pan_args and "-DSAFETY" not in result.compile_flags
+    assert (result.claim, result.search) == ("ltl both_busy", "acceptance cycles, -a")
+    # The swap of the two processes survives the claim and the accept label: reduced.
+    assert result.strategy == "segmented" and result.group_order == 2
+    assert any("pan -a" in note and "accept_init (ltl both_busy)" in note for note in notes)
+    assert "claim:          ltl both_busy (acceptance cycles, -a)" in result.summary()
+
+
+def test_safety_option_keeps_the_safety_search_and_shows_pans_warning(tmp_path):
+    model = _copy(MODELS / "ltl_liveness.pml", tmp_path)
+    result = verify(model, VerifyOptions(safety=True))
+    assert result.errors == 0 and result.complete and "-a" not in result.pan_args
+    assert (result.claim, result.search) == ("ltl both_busy", "safety")
+    # The three orbits of the four states of the safety search (the header counts them).
+    assert (result.group_order, result.states_stored) == (2, 3)
+    assert result.warnings == ["warning: never claim + accept labels requires -a flag to fully verify"]
+    assert "pan warning:    never claim + accept labels requires -a flag to fully verify" in result.summary()
+    data = json.loads(result.to_json())
+    assert (data["claim"], data["search"]) == ("ltl both_busy", "safety")
+    assert data["warnings"] == result.warnings
+
+
+def test_accept_label_in_a_proctype_asks_for_acceptance_cycles(tmp_path):
+    # accept.pml's header: pan -a reports the cycle through accept_top, pan alone nothing.
+    result = verify(_copy(MODELS / "accept.pml", tmp_path), VerifyOptions(strategy="none"))
+    assert (result.errors, result.pan_args, result.claim) == (1, ["-a"], None)
+    assert result.search == "acceptance cycles, -a"
+    assert "claim:          none (acceptance cycles, -a)" in result.summary()
+
+
+def test_a_safety_formula_asks_for_no_cycle_search(tmp_path):
+    # [] (x < 3) translates into a claim whose only label is accept_all (spin's has_accept
+    # ignores it): spin -run does not add -a, nor do we.
+    model = write(tmp_path, "byte x;\nactive proctype P() { do :: x = (x + 1) % 3 od }\n"
+                            "ltl bounded { [] (x < 3) }\n")
+    result = verify(model, VerifyOptions(strategy="none"))
+    assert result.pan_args == [] and (result.claim, result.search) == ("ltl bounded", "safety")
+    assert result.errors == 0 and result.complete
+
+
+@pytest.mark.parametrize("define,why", [
+    ("SAFETY", "-DSAFETY"),
+    ("BFS", "-DBFS"),
+    ("NOCLAIM", "-DNOCLAIM"),
+])
+def test_defines_under_which_spin_run_adds_no_a(tmp_path, define, why):
+    notes = []
+    result = verify(_copy(MODELS / "accept.pml", tmp_path),
+                    VerifyOptions(strategy="none", defines=(define,), on_note=notes.append))
+    assert result.errors == 0 and "-a" not in result.pan_args and result.search == "safety"
+    assert any(why in note and "accept_top (proctype cycler)" in note for note in notes)
+
+
+def test_np_adds_the_non_progress_search(tmp_path):
+    # COUNTER has no progress label: it ends (no cycle at all), so no non-progress cycle.
+    result = verify(write(tmp_path, COUNTER.replace("{N}", "5")),
+                    VerifyOptions(strategy="none", defines=("NP",)))
+    assert result.pan_args == ["-l"] and result.errors == 0 and result.complete
+    assert (result.claim, result.search) == ("non-progress claim (-DNP)", "non-progress cycles, -l")
+
+
+@pytest.mark.parametrize("options", [
+    VerifyOptions(defines=("SAFETY",), pan_args=("-a",)),
+    VerifyOptions(defines=("SAFETY",), pan_args=("-l",)),
+    VerifyOptions(safety=True, pan_args=("-a",)),
+])
+def test_safety_and_a_cycle_search_together_are_refused(tmp_path, options):
+    with pytest.raises(UsageError):
+        verify(_copy(MODELS / "accept.pml", tmp_path), options)
+
+
+# A never claim after an ltl formula: spin numbers never claims first, so pan checks the never
+# claim by default (`defaults to -N never_0`), not the formula the file states first.  The
+# claim names pid 1 (x == 1): only the swap of pids 0 and 2 respects it.
+LTL_THEN_NEVER = """
+byte x = 255;
+active [3] proctype P() { end: do :: x = _pid od }
+ltl bounded { [] (x != 7) }
+never { do :: x == 1 -> break :: else od }
+"""
+
+
+def test_pans_default_claim_is_the_first_never_claim(tmp_path):
+    model = write(tmp_path, LTL_THEN_NEVER)
+    plain = run_spin(model, opt="-O0")
+    assert plain.errors == 1 and "(never_0)" in plain.output    # the reference
+    result = verify(model, VerifyOptions(save_trails=False))
+    assert result.claim == "never claim never_0" and result.errors == 1
+    assert result.group_order == 2
+
+
+def test_a_group_restricted_to_another_claim_than_pans_is_an_error(tmp_path):
+    # The guard behind the test above: pan's report names the claim it checked, and verify
+    # refuses a reduction whose group was computed for another one (real pan output).
+    from topspin_py.pan.output import parse_pan_output
+    from topspin_py.promela import load_model
+    from topspin_py.verify import _check_claim_checked
+
+    model = write(tmp_path, LTL_THEN_NEVER)
+    report = parse_pan_output(run_spin(model, opt="-O0").output)
+    assert report.claim == "never_0"
+    loaded = load_model(model)
+    _check_claim_checked(report, loaded, loaded.keeping_claim(FIRST_CLAIM))   # agrees
+    with pytest.raises(ToolchainError, match="pan checked the claim never_0"):
+        _check_claim_checked(report, loaded, loaded.keeping_claim("bounded"))
+
+
+# --- --compare: verdicts that differ ---------------------------------------------------------
+
+def _with_a_wrong_group(monkeypatch, generators_by_pid: list[list[int]]) -> None:
+    """Make verify use a group the model does not have (every permutation of the pids listed):
+    the way to get a real reduced run that misses an error, whatever the analysis does."""
+    import topspin_py.verify as verify_module
+    from sympy.combinatorics import Permutation, PermutationGroup
+
+    real_detect = verify_module.detect
+
+    def wrong(model):
+        group = real_detect(model)
+        index = {point: i for i, point in enumerate(group.points)}
+        perms = []
+        for cycle in generators_by_pid:
+            image = list(range(len(group.points)))
+            for a, b in zip(cycle, cycle[1:] + cycle[:1]):
+                image[index["pid", a]] = index["pid", b]
+            perms.append(Permutation(image))
+        group.perm_group = PermutationGroup(perms)
+        return group
+    monkeypatch.setattr(verify_module, "detect", wrong)
+
+
+def test_compare_reports_a_reduction_that_misses_an_error(tmp_path, monkeypatch):
+    # The claim breaks at x == 1; with all of S3 on the pids the reduced search stores the
+    # state after P:1's step as the one after P:0's and never sees x == 1 (checked here).
+    model = write(tmp_path, LTL_THEN_NEVER)
+    _with_a_wrong_group(monkeypatch, [[0, 1], [0, 1, 2]])
+    result = verify(model, VerifyOptions(compare=True, save_trails=False))
+    assert result.group_order == 6 and result.errors == 0
+    assert result.plain.errors == 1
+    assert result.exit_status == 2
+    assert result.disagreement.startswith("the verdicts differ: plain SPIN found 1 error(s), "
+                                          "the reduced search (strategy segmented, group order 6) found none")
+    assert "VERDICTS DIFFER:" in result.summary()
+    assert json.loads(result.to_json())["disagreement"] == result.disagreement
+
+
+def test_compare_decision_on_real_runs(tmp_path):
+    # Real results of real runs, paired as --compare pairs them: the reduced acceptance-cycle
+    # search of ltl_liveness.pml (errors) with plain runs with and without -a.
+    model = _copy(MODELS / "ltl_liveness.pml", tmp_path)
+    reduced = verify(model, VerifyOptions(compare=True, save_trails=False))
+    assert reduced.errors == 1 and reduced.plain.errors == 1     # both find the cycle
+    assert (reduced.disagreement, reduced.exit_status) == (None, 1)
+    safety = verify(model, VerifyOptions(strategy="none", safety=True, save_trails=False))
+    reduced.plain = PlainRun(safety.states_stored, safety.transitions, safety.errors,
+                             safety.complete, safety.elapsed_s, safety.memory_mb)
+    assert reduced.exit_status == 2
+    assert reduced.disagreement.startswith("the verdicts differ: the reduced search (strategy "
+                                           "segmented, group order 2) found 1 error(s), plain "
+                                           "SPIN found none")

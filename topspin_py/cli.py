@@ -5,7 +5,8 @@ One subcommand per pipeline stage that is usable alone (DESIGN.md): ``verify``, 
 baselines.  Each has an ``_add_<name>`` function and a line in ``build_parser``.
 
 Exit status: 0 no errors found, 1 pan found errors, 2 tool failure or bad input (a TopspinError
-is printed with ``render()``, never as a traceback), 130 interrupted.
+is printed with ``render()``, never as a traceback) or, for ``verify --compare``, reduced and plain
+verdicts that differ (result.py), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -60,8 +61,12 @@ def _add_verify(commands) -> None:
     verify_parser = commands.add_parser(
         "verify", allow_abbrev=False, help="verify a Promela model with SPIN",
         description="Run spin -a, gcc and pan on MODEL and report pan's verdict.",
-        epilog="exit status: 0 no errors, 1 errors found (a trail is written next to MODEL), "
-               "2 failure or bad input")
+        epilog="A model with accept labels (in a proctype, a never claim, or an ltl formula's "
+               "translation) is searched for acceptance cycles (pan -a), -DNP for non-progress "
+               "cycles (pan -l), as spin -run does; --safety, --pan -a/-l, -DSAFETY, -DBFS or "
+               "-DNOCLAIM choose otherwise. "
+               "exit status: 0 no errors, 1 errors found (a trail is written next to MODEL), "
+               "2 failure or bad input, or --compare found verdicts that differ")
     verify_parser.add_argument("model", metavar="MODEL", help="the Promela model (.pml, .p, ...)")
     verify_parser.add_argument("--strategy", choices=STRATEGIES, default="auto",
                                help="symmetry reduction strategy (default: %(default)s)")
@@ -80,7 +85,11 @@ def _add_verify(commands) -> None:
                                     "write MODELN.trail instead)")
     verify_parser.add_argument("--compare", action="store_true",
                                help="also verify without reduction and report the reduction "
-                                    "(states, time, memory) and whether the verdicts agree")
+                                    "(states, time, memory); verdicts that differ are a failure "
+                                    "(exit status 2)")
+    verify_parser.add_argument("--safety", action="store_true",
+                               help="search for safety violations only, even if the model has "
+                                    "accept labels (default: pan -a then, as spin -run)")
     noise = verify_parser.add_mutually_exclusive_group()
     noise.add_argument("--quiet", action="store_true", help="no progress or notes on stderr")
     noise.add_argument("--verbose", action="store_true",
@@ -94,6 +103,7 @@ def _run_verify(args: argparse.Namespace) -> int:
     options = VerifyOptions(
         strategy=args.strategy, defines=tuple(args.defines), pan_args=pan_args,
         keep_dir=args.keep, force=args.force, on_progress=display, compare=args.compare,
+        safety=args.safety,
         on_note=None if args.quiet else _to_stderr(display),
         on_detail=_to_stderr(display) if args.verbose else None)
     try:
@@ -105,7 +115,9 @@ def _run_verify(args: argparse.Namespace) -> int:
         print(result.to_json())
     else:
         print(result.summary())
-    return EXIT_ERRORS_FOUND if result.errors else EXIT_OK
+    if result.disagreement is not None:
+        print(f"{args.model}: error: {result.disagreement}", file=sys.stderr)
+    return result.exit_status
 
 
 def _add_detect(commands) -> None:
@@ -128,11 +140,14 @@ def _add_detect(commands) -> None:
 def _run_detect(args: argparse.Namespace) -> int:
     import json
 
+    from topspin_py.pan import toolchain
     from topspin_py.promela import load_model
     from topspin_py.symmetry.detect import detect, group_from_generators, group_report
     from topspin_py.symmetry.userspec import read_group_file
 
     model = load_model(args.model, tuple(args.defines))
+    # The same check as verify's: a model spin rejects has no symmetry to speak of.
+    toolchain.check_with_spin(Path(args.model), list(args.defines))
     if args.group is not None:
         group = group_from_generators(model, read_group_file(args.group))
     else:
@@ -212,7 +227,11 @@ def _add_patch(commands) -> None:
     parser = commands.add_parser(
         "patch", allow_abbrev=False, help="splice the canonicaliser into an existing pan.c",
         description="Patch PAN_C (written by spin -a from MODEL, pan.h beside it) in place, "
-                    "keeping the original as PAN_C.orig; the canonicaliser goes beside it.")
+                    "keeping the original as PAN_C.orig; the canonicaliser goes beside it. "
+                    "The symmetry respects the claims compiled into PAN_C: a never claim given "
+                    "to spin with -N FILE is read again from FILE (relative to PAN_C's "
+                    "directory) and checked against PAN_C; when it cannot be, nothing is "
+                    "patched.")
     parser.add_argument("pan_c", type=Path, metavar="PAN_C")
     parser.add_argument("--model", type=Path, required=True, metavar="MODEL")
     _add_build_options(parser)
@@ -223,6 +242,7 @@ def _run_patch(args: argparse.Namespace) -> int:
     import shutil
 
     from topspin_py.errors import UsageError
+    from topspin_py.pan.claims import model_checked_by
     from topspin_py.pan.splice import SYM_MACRO
     from topspin_py.reduce import GENERATED_C, defines_the_reduction_needs, plan, reduce_in
 
@@ -236,7 +256,10 @@ def _run_patch(args: argparse.Namespace) -> int:
         if existing.exists():
             raise UsageError(f"{existing} exists: the pan.c looks patched already",
                              hint="regenerate pan.c with spin -a, or remove the file")
-    model, group, strategy = plan(args.model, args.defines, args.strategy)
+    # The group must respect the claim pan.c checks, which may not be in MODEL (spin -a -N).
+    claimed, claims_line = model_checked_by(pan_c.parent, args.model, list(args.defines))
+    print(claims_line)
+    model, group, strategy = plan(args.model, args.defines, args.strategy, model=claimed)
     needed = defines_the_reduction_needs(model, args.defines)
     shutil.copy2(pan_c, backup)
     flags = [f"-D{define}" for define in (*args.defines, *needed)]

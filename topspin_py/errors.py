@@ -49,7 +49,7 @@ class TopspinError(Exception):
             lines.append(self.detail.rstrip())
         if self.hint:
             lines.append(f"hint: {self.hint}")
-        return "\n".join(lines)
+        return _printable("\n".join(lines))
 
 
 class PromelaSyntaxError(TopspinError):
@@ -83,3 +83,10 @@ def _source_line(pos: SourcePos | None) -> str | None:
     except OSError:
         return None
     return None
+
+
+def _printable(text: str) -> str:
+    """``text`` with control characters (from a binary file shown as source) replaced by
+    U+FFFD, one for one so that the caret under a source line stays in its column: they must
+    not reach the terminal, which would obey them."""
+    return "".join(c if c.isprintable() or c in "\n\t" else "\ufffd" for c in text)

@@ -47,10 +47,13 @@ def defines_the_reduction_needs(model: Model, defines: list[str]) -> list[str]:
     return ["NOCOMP"]
 
 
-def plan(model_path: Path, defines: list[str], requested: str) -> tuple[Model, Group, str]:
-    """Load and analyse a model for generate/patch: its Model, group and strategy.  A trivial
-    group leaves nothing to generate, which is said plainly."""
-    model = load_model(model_path, tuple(defines))
+def plan(model_path: Path, defines: list[str], requested: str,
+         model: Model | None = None) -> tuple[Model, Group, str]:
+    """Load (unless ``model`` is given: patch's model with the claims pan.c holds) and analyse
+    a model for generate/patch: its Model, group and strategy.  A trivial group leaves nothing
+    to generate, which is said plainly."""
+    if model is None:
+        model = load_model(model_path, tuple(defines))
     # The user runs pan, possibly with -N: every claim must stay valid, unless -DNOCLAIM.
     claim = NO_CLAIM if any(define_name(d) == "NOCLAIM" for d in defines) else ANY_CLAIM
     searched = model.keeping_claim(claim)

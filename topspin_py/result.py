@@ -2,6 +2,12 @@
 
 Counts are ints here.  pan prints them with ``%9.8g``, so above 10^8 they are rounded to 8
 significant digits; ``counts_exact`` is False when that happened.
+
+Exit status (``Result.exit_status``): 0 no errors found, 1 pan found errors, and 2 when
+``verify --compare`` finds that the reduced and the plain search disagree on whether the model
+has errors.  A sound reduction never changes the verdict, so a disagreement is a failure of the
+tool, which a script must not take for either verdict: exit status 2, whichever way it goes,
+and ``disagreement`` says which way (``errors`` stays the reduced search's count).
 """
 
 from __future__ import annotations
@@ -63,6 +69,9 @@ class Result:
     unreached: list[Unreached] = field(default_factory=list)
     pan_output: str = field(default="", repr=False)          # pan's full report (final run)
     plain: PlainRun | None = None   # --compare: the run without reduction
+    claim: str | None = None        # the claim pan checked ("ltl p1", "never claim never_0"); None: none
+    search: str = "safety"          # "safety", "acceptance cycles (-a)" or "non-progress cycles (-l)"
+    warnings: list[str] = field(default_factory=list)        # pan's warnings, as it printed them
 
     @property
     def reduction(self) -> float | None:
@@ -72,14 +81,42 @@ class Result:
         return self.plain.states_stored / self.states_stored
 
     @property
+    def disagreement(self) -> str | None:
+        """--compare: what is wrong when the reduced and the plain search disagree on whether
+        the model has errors; None when they agree (or there was no plain run)."""
+        if self.plain is None or bool(self.plain.errors) == bool(self.errors):
+            return None
+        reduced = f"the reduced search (strategy {self.strategy}, group order {self.group_order})"
+        caveats = []
+        if self.plain.errors:
+            found, missed = f"plain SPIN found {self.plain.errors} error(s)", reduced + " found none"
+            if not self.complete:
+                caveats.append(f"the reduced search was incomplete: {self.incomplete_reason}")
+            if not self.exact or self.approximate:
+                caveats.append("the reduced search is approximate and may miss states")
+            advice = ("trust plain SPIN's verdict (--strategy none writes its trail)")
+        else:
+            found, missed = f"{reduced} found {self.errors} error(s)", "plain SPIN found none"
+            if not self.plain.complete:
+                caveats.append("plain SPIN's search was incomplete")
+            advice = "check the reduced search's trail against plain SPIN (--strategy none)"
+        because = f" ({'; '.join(caveats)})" if caveats else ""
+        return (f"the verdicts differ: {found}, {missed}{because}; {advice}, and please report "
+                "this model as a topspin-py bug")
+
+    @property
     def exit_status(self) -> int:
-        """0: no errors found, 1: pan found errors (tool failures never get a Result)."""
+        """0: no errors found, 1: pan found errors, 2: --compare found the verdicts differ
+        (see the module doc; other tool failures never get a Result)."""
+        if self.disagreement is not None:
+            return 2
         return 1 if self.errors else 0
 
     def to_dict(self) -> dict:
         data = asdict(self)
         del data["pan_output"]  # large, and already summarised by the other fields
         data["reduction"] = self.reduction
+        data["disagreement"] = self.disagreement
         return data
 
     def to_json(self, indent: int | None = None) -> str:
@@ -90,6 +127,7 @@ class Result:
         rows = [
             ("model", self.model),
             ("strategy", f"{self.strategy} (group order {self.group_order})"),
+            ("claim", f"{self.claim or 'none'} ({self.search})"),
             ("states stored", self._count(self.states_stored)
              + (f" ({self._count(self.states_visited)} visited)" if self.states_visited else "")),
             ("states matched", self._count(self.states_matched)),
@@ -118,6 +156,10 @@ class Result:
             lines.append(f"{'replay:':16}{self.replay_command}")
         if not self.counts_exact:
             lines.append("note: pan printed some counts rounded to 8 significant digits")
+        lines += [f"{'pan warning:':16}{warning.removeprefix('pan: ').removeprefix('warning: ')}"
+                  for warning in self.warnings]
+        if self.disagreement is not None:
+            lines.append(f"{'VERDICTS DIFFER:':16}{self.disagreement}")
         return "\n".join(lines)
 
     @staticmethod

@@ -1,13 +1,15 @@
 """The whole pipeline as one function: ``verify(model, options) -> Result``.
 
-    model.pml -> promela (syntax check; later: symmetry detection) -> spin -a -> flags
-              -> [later: layout, codegen, splice] -> gcc -> pan (rerun on depth limit) -> Result
-
-Only ``--strategy none`` exists so far: pan runs on SPIN's own pan.c.  The stages that symmetry
-reduction needs slot in between ``spin -a`` and ``gcc`` without changing the shape here.
+    model.pml -> promela (syntax check) -> spin -a -> the search the model asks for
+              -> symmetry detection (for the claim and labels that search checks)
+              -> flags -> layout, codegen, splice -> gcc -> pan (rerun on depth limit) -> Result
 
 Policies decided here (each documented where it is applied):
 
+* the search: what the model asks for, with spin -run's defaults (pan.flags.choose_search):
+  an accept label anywhere (an ltl formula's translation included) adds pan -a, -DNP adds -l,
+  unless the user chose (--pan -a/-l, --safety, -DSAFETY, -DBFS, -DNOCLAIM).  The Result says
+  which claim pan checked and how, and carries pan's warnings.
 * depth limit: when pan says ``max search depth too small`` we rerun with a 10x larger -m, up
   to ``VerifyOptions.max_depth_limit``; a search still cut short is reported ``complete: false``.
 * trails: pan's trail is copied next to the model, as SPIN itself leaves it, but an existing
@@ -15,6 +17,8 @@ Policies decided here (each documented where it is applied):
   ``model.pmlN.trail``, the name ``spin -tN`` reads.
 * pan failures the user can fix by recompiling (out of memory, VECTORSZ too small) become
   ToolchainErrors whose hint names the flag to pass.
+* --compare: a plain run too; when the verdicts differ, ``Result.disagreement`` says how and
+  the exit status is 2 (result.py).
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from typing import Callable, Iterator
 from topspin_py.errors import ToolchainError, UsageError
 from topspin_py.pan import flags as panflags
 from topspin_py.pan import toolchain
+from topspin_py.pan.claims import accept_labels
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.pan.progress import Progress, ProgressWatcher
 from topspin_py.codegen.render import STRATEGIES as CANONICALISERS
@@ -61,6 +66,7 @@ class VerifyOptions:
     on_note: Callable[[str], None] | None = None     # things the user should know (reruns, warnings)
     on_detail: Callable[[str], None] | None = None   # --verbose: the exact commands and decisions
     compare: bool = False                # also run plain SPIN and report the reduction
+    safety: bool = False                 # a safety search even if the model has accept labels
 
 
 def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Result:
@@ -85,23 +91,6 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     pan_args = list(options.pan_args)
 
     loaded = _load_model(model, defines)
-    group = None
-    strategy = "none"
-    if options.strategy != "none":
-        refuse_with_symmetry(pan_args, defines)
-        # Only the claim pan checks constrains the symmetry (-N name, -DNOCLAIM).
-        group = detect(model_as_searched(loaded, defines, pan_args))
-        for reason in group.reasons:
-            note(f"symmetry: {reason}")
-        strategy = choose_strategy(options.strategy, group)
-        if strategy != "none":
-            needed = defines_the_reduction_needs(loaded, defines)
-            for define in needed:
-                note(f"symmetry: compiling with -D{define}: the model receives into _pid, and pan "
-                     "must keep _pid in the states it stores")
-            defines += needed
-        if options.strategy == "enumerate" and group.order == 1:
-            note("symmetry: the group is trivial; verifying without reduction")
     tools = toolchain.find_toolchain()
     for warning in tools.warnings:
         note(warning)
@@ -109,6 +98,31 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     with _work_directory(options.keep_dir) as workdir:
         ran(toolchain.spin_command(tools, model, defines))
         spin_output = toolchain.generate_pan(tools, model, str(model), defines, workdir)
+        # What the model asks pan to check, as spin -run decides it: this needs spin's ltl
+        # translations, and it decides which claim and labels constrain the symmetry.
+        choice = panflags.choose_search(pan_args, defines, accept_labels(loaded, workdir), options.safety)
+        (note if choice.notable else detail)(choice.reason)
+        pan_args = list(choice.pan_args)
+        group = None
+        strategy = "none"
+        searched = model_as_searched(loaded, defines, pan_args)
+        if options.strategy != "none":
+            refuse_with_symmetry(pan_args, defines)
+            # Only the claim pan checks constrains the symmetry (-N name, -DNOCLAIM), and
+            # accept or progress labels only a cycle search.
+            group = detect(searched)
+            for reason in group.reasons:
+                note(f"symmetry: {reason}")
+            strategy = choose_strategy(options.strategy, group)
+            if strategy != "none":
+                needed = defines_the_reduction_needs(loaded, defines)
+                for define in needed:
+                    note(f"symmetry: compiling with -D{define}: the model receives into _pid, and pan "
+                         "must keep _pid in the states it stores")
+                defines += needed
+            if options.strategy == "enumerate" and group.order == 1:
+                note("symmetry: the group is trivial; verifying without reduction")
+
         pan_sources = {path.name: path.read_text(errors="replace") for path in workdir.glob("pan.[chbmpt]")}
         compile_flags = panflags.choose_compile_flags(
             defines, pan_args, panflags.pan_h_declares_claim(pan_sources["pan.h"]),
@@ -127,6 +141,8 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         binary = toolchain.compile_pan(tools, flags, workdir)
 
         search = _search(binary, pan_args, workdir, model, options, note, ran)
+        if strategy != "none":
+            _check_claim_checked(search.report, loaded, searched)
         trails = _save_trails(search.report, workdir, model, options.force) if options.save_trails else []
         if options.keep_dir is not None:
             (workdir / "spin.out").write_text(spin_output)
@@ -138,16 +154,67 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
                      defines, flags, tools.spin_version, time.monotonic() - started)
     result.group_order = group.order if group is not None and strategy != "none" else 1
     result.exact = strategy == "none" or CANONICALISERS[strategy].exactness == "exact"
+    result.claim = _claim_description(search.report.claim, loaded)
+    result.search = _SEARCH_KINDS[search.report.cycle_search]
     if options.compare and strategy != "none":
         note("running plain SPIN (--strategy none) for the comparison")
         plain = verify(model, dataclasses.replace(options, strategy="none", compare=False, keep_dir=None,
                                                    save_trails=False, on_progress=None))
         result.plain = PlainRun(plain.states_stored, plain.transitions, plain.errors, plain.complete,
                                 plain.elapsed_s, plain.memory_mb)
-        if bool(plain.errors) != bool(result.errors):
-            note(f"WARNING: plain SPIN reports {plain.errors} error(s), the reduced search "
-                 f"{result.errors}: please report this model as a topspin-py bug")
     return result
+
+
+_SEARCH_KINDS = {None: "safety", "acceptance": "acceptance cycles, -a",
+                 "non-progress": "non-progress cycles, -l"}
+
+
+def _claim_description(claim: str | None, model: Model) -> str | None:
+    """The claim pan reports it checked, for the user: ``ltl p1``, ``never claim never_0``."""
+    if claim is None:
+        return None
+    if claim == ":np_:":
+        return "non-progress claim (-DNP)"
+    return f"ltl {claim}" if claim in _ltl_names(model) else f"never claim {claim}"
+
+
+def _ltl_names(model: Model) -> list[str]:
+    """The ltl formulas' names as spin gives them: an unnamed one is ltl_0, ltl_1, ..."""
+    names, unnamed = [], 0
+    for unit in model.ltl:
+        if unit.name is None:
+            names.append(f"ltl_{unnamed}")
+            unnamed += 1
+        else:
+            names.append(unit.name)
+    return names
+
+
+def _check_claim_checked(report: PanReport, model: Model, searched: Model) -> None:
+    """The symmetry was restricted to the claims ``searched`` keeps of ``model``'s: pan must
+    have checked one of them, or the reduction may be unsound.  A never claim's name is not in
+    our AST: any kept never claim stands for a claim pan names that is no ltl formula."""
+    claim = report.claim
+    if claim is None or claim == ":np_:":
+        return   # no claim, or pan's own non-progress claim: no claim of the model checked
+    if len(searched.ltl) == len(model.ltl) and len(searched.never_claims) == len(model.never_claims):
+        return   # every claim kept
+    names = _ltl_names(model)
+    if claim in names:
+        kept = {id(unit) for unit in searched.ltl}
+        checked_is_kept = any(id(unit) in kept for unit, name in zip(model.ltl, names) if name == claim)
+    else:
+        checked_is_kept = bool(searched.never_claims)
+    if not checked_is_kept:
+        kept_names = [n for u, n in zip(model.ltl, names) if any(u is k for k in searched.ltl)]
+        kept_names += ["a never claim"] * bool(searched.never_claims)
+        raise ToolchainError(f"pan checked the claim {claim}, but the symmetry was restricted to "
+                             f"{', '.join(kept_names) or 'a search without a claim'}",
+                             hint=_INTERNAL_HINT)
+
+
+_INTERNAL_HINT = ("this is a topspin-py bug: please report the model; --strategy none verifies "
+                  "without symmetry reduction")
 
 
 def model_as_searched(model: Model, defines: list[str], pan_args: list[str]) -> Model:
@@ -338,6 +405,7 @@ def _result(model: Path, strategy: str, search: _Search, trails: list[str], repl
         depth_limit=panflags.depth_limit(search.args), pan_args=list(search.args),
         compile_flags=list(compile_flags), defines=list(defines), spin_version=spin_version,
         wall_s=round(wall_s, 3), unreached=list(report.unreached), pan_output=search.output,
+        warnings=list(report.warnings),
     )
 
 

@@ -148,6 +148,59 @@ def cycle_search(pan_args) -> bool:
     return any(arg in ("-a", "-l") for arg in pan_args)
 
 
+@dataclass(frozen=True)
+class SearchChoice:
+    """The pan arguments of the search the model asks for, and why."""
+
+    pan_args: tuple[str, ...]    # the user's, plus the -a or -l we added
+    added: str | None            # "-a", "-l" or None
+    reason: str                  # what was added and why, or why nothing was
+    notable: bool = False        # a note for the user (else --verbose): a flag added, or
+                                 # accept labels left unchecked by a define
+
+
+def choose_search(pan_args, defines, accept_labels: list[str], safety_only: bool) -> SearchChoice:
+    """Search for what the model asks for, with spin -run's defaults (main.c, final_fiddle):
+
+    * the user's -a or -l decides (and so does ``safety_only``: ``verify --safety``);
+    * -DNP without -a/-l: add -l, the non-progress claim is checked for non-progress cycles;
+    * otherwise, unless -DSAFETY, -DBFS or -DNOCLAIM: add -a when the model has an accept
+      label (``accept_labels``, spin's has_accept: any label starting with ``accept`` but not
+      ``accept_all``, in a proctype, a never claim or an ltl formula's translation).
+
+    spin -run adds -DSAFETY when it adds neither; we keep our own -DSAFETY rule
+    (choose_compile_flags), which gives the same verdicts and counts."""
+    args = tuple(pan_args)
+    names = {define_name(define) for define in defines}
+    given = next((arg for arg in args if arg in ("-a", "-l")), None)
+    if "SAFETY" in names and (given or any(arg.startswith("-f") for arg in args)):
+        raise UsageError(f"pan compiled with -DSAFETY has no cycle search, which {given or '-f'} asks for",
+                         hint="drop -DSAFETY, or the pan argument")
+    if safety_only:
+        if given:
+            raise UsageError(f"--safety asks for a safety search, --pan {given} for a cycle search",
+                             hint="give one of them")
+        return SearchChoice(args, None, "safety search only (--safety)")
+    if given:
+        return SearchChoice(args, None, f"cycle search as asked (pan {given})")
+    if "NP" in names:
+        return SearchChoice(args + ("-l",), "-l",
+                            "pan -l: -DNP adds the non-progress claim, which is checked for "
+                            "non-progress cycles (as spin -run does)", notable=True)
+    if not accept_labels:
+        return SearchChoice(args, None, "safety search: the model has no accept label")
+    labels = ", ".join(accept_labels[:3]) + (", ..." if len(accept_labels) > 3 else "")
+    for name, why in (("SAFETY", "-DSAFETY"), ("BFS", "-DBFS: pan's breadth-first search has no cycle search"),
+                      ("NOCLAIM", "-DNOCLAIM (spin -run does not add -a under it either)")):
+        if name in names:
+            return SearchChoice(args, None, f"no search for acceptance cycles ({why}), although "
+                                            f"the model has accept labels: {labels}", notable=True)
+    return SearchChoice(args + ("-a",), "-a",
+                        f"pan -a: searching for acceptance cycles, as spin -run does, because the "
+                        f"model has accept labels: {labels} (--safety for a safety search only)",
+                        notable=True)
+
+
 def depth_limit(pan_args: tuple[str, ...] | list[str]) -> int:
     """The depth limit pan will use: the last -mN, else pan's default."""
     limit = DEFAULT_DEPTH_LIMIT

@@ -42,6 +42,20 @@ _VECTORSZ = re.compile(r"VECTORSZ too small, recompile pan\.c with -DVECTORSZ=N 
 _OUT_OF_MEMORY = re.compile(
     r"^(?:pan: out of memory|pan: reached -DMEMLIM bound|.*out of memory -- aborting)", re.M)
 _TIME_LIMIT = re.compile(r"^Time limit of .* exceeded", re.M)
+# The header of the report says what pan checked:
+#	never claim         	+ (p1)          /  - (none specified)  /  - (not selected)
+#	acceptance   cycles 	+ (fairness disabled)
+#	non-progress cycles 	+ (fairness enabled)
+_CLAIM_USED = re.compile(r"^\tnever claim\s+\+ \((.*)\)\s*$", re.M)
+_ACCEPTANCE_ON = re.compile(r"^\tacceptance\s+cycles\s+\+", re.M)
+_NON_PROGRESS_ON = re.compile(r"^\tnon-progress cycles\s+\+", re.M)
+# pan's warnings go to stderr (merged into the output we read), before or inside the report:
+#   warning: never claim + accept labels requires -a flag to fully verify
+#   warning: for p.o. reduction to be valid the never claim must be stutter-invariant
+#   (never claims generated from LTL formulae are stutter-invariant)
+#   pan: warning, stack incomplete
+# A warning may follow other text on its line: stdout is buffered, stderr is not.
+_WARNING = re.compile(r"(?:^|(?<=\S))((?:pan: )?warning[:,] .*)(?:\n(\(.*\)))?$", re.M)
 _UNREACHED_HEADER = re.compile(r"^unreached in (proctype|init|claim)\s*(\S*)\s*$")
 _UNREACHED_COUNT = re.compile(r"^\s+\((\d+) of (\d+) states\)\s*$")
 
@@ -85,6 +99,9 @@ class PanReport:
     out_of_memory: bool = False
     memory_lines: list[str] = field(default_factory=list)  # pan's own lines about the memory failure
     unreached: list[Unreached] = field(default_factory=list)
+    claim: str | None = None           # the claim pan checked, by its procname ("p1", ":np_:")
+    cycle_search: str | None = None    # "acceptance" (-a) or "non-progress" (-l); None: safety only
+    warnings: list[str] = field(default_factory=list)   # pan's own, in order, without repeats
 
     @property
     def complete(self) -> bool:
@@ -146,6 +163,14 @@ def parse_pan_output(text: str) -> PanReport:
         report.out_of_memory = True
         report.memory_lines = _memory_failure_lines(text, match.start())
     report.unreached = _parse_unreached(text)
+    if match := _CLAIM_USED.search(text):
+        report.claim = match.group(1)
+    if _ACCEPTANCE_ON.search(text):
+        report.cycle_search = "acceptance"
+    elif _NON_PROGRESS_ON.search(text):
+        report.cycle_search = "non-progress"
+    report.warnings = list(dict.fromkeys(
+        " ".join(part for part in match.groups() if part) for match in _WARNING.finditer(text)))
     return report
 
 

@@ -13,6 +13,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -73,21 +74,33 @@ def _which(tool: str, package: str) -> str:
     return path
 
 
-def spin_command(toolchain: Toolchain, model: Path, defines: list[str] | tuple[str, ...]) -> list[str]:
+def spin_command(toolchain: Toolchain, model: Path, defines: list[str] | tuple[str, ...],
+                 claim_file: Path | None = None) -> list[str]:
     # spin hands -D options to its preprocessor; they go before -a (spin -DN=3 -a m.pml).
-    return [toolchain.spin, *(f"-D{define}" for define in defines), "-a", str(model.resolve())]
+    claim = ["-N", str(claim_file.resolve())] if claim_file is not None else []
+    return [toolchain.spin, *(f"-D{define}" for define in defines), "-a", *claim, str(model.resolve())]
 
 
-def generate_pan(toolchain: Toolchain, model: Path, shown_as: str, defines, workdir: Path) -> str:
-    """``spin -a``: write pan.c, pan.h, ... into workdir.  Returns spin's output (ltl translations
-    and notes).  A model spin rejects becomes a ModelError at spin's file:line, naming ``shown_as``
-    (the path the user typed) instead of the absolute path spin saw."""
-    command = spin_command(toolchain, model, defines)
+def generate_pan(toolchain: Toolchain, model: Path, shown_as: str, defines, workdir: Path,
+                 claim_file: Path | None = None) -> str:
+    """``spin -a`` (with ``-N claim_file``, a never claim of its own): write pan.c, pan.h, ...
+    into workdir.  Returns spin's output (ltl translations and notes).  A model spin rejects
+    becomes a ModelError at spin's file:line, naming ``shown_as`` (the path the user typed)
+    instead of the absolute path spin saw."""
+    command = spin_command(toolchain, model, defines, claim_file)
     completed = _run(command, workdir, "spin")
     output = _rename_path(completed.stdout + completed.stderr, str(model.resolve()), shown_as)
     if completed.returncode != 0 or not (workdir / "pan.c").is_file():
         raise _spin_rejection(output)
     return output
+
+
+def check_with_spin(model: Path, defines) -> str:
+    """``spin -a`` in a scratch directory, for the commands that need no pan.c but must refuse
+    what spin refuses, as verify does.  Returns spin's output."""
+    tools = find_toolchain()
+    with tempfile.TemporaryDirectory(prefix="topspin-check-") as workdir:
+        return generate_pan(tools, model, str(model), defines, Path(workdir))
 
 
 def _spin_rejection(output: str) -> ModelError:
@@ -100,8 +113,11 @@ def _spin_rejection(output: str) -> ModelError:
         message = match.group("message")
     else:
         pos, message = None, "spin could not translate the model"
+    hint = None
+    if "no runable process" in output:
+        hint = "a model needs at least one process: an active proctype or an init"
     return ModelError(f"spin rejects the model: {' '.join(message.split())}", pos=pos,
-                      detail=output.strip() or None)
+                      detail=output.strip() or None, hint=hint)
 
 
 def compile_command(toolchain: Toolchain, flags: list[str] | tuple[str, ...]) -> list[str]:

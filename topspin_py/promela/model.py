@@ -71,7 +71,8 @@ class StaticChannel:
 
 
 # Which claim a search checks (pan.flags.claim_in_force): none, pan's default (the first claim
-# of the model), every one (when it cannot be told which), or an ltl formula by name.
+# pan numbers: see keeping_claim), every one (when it cannot be told which), or an ltl formula
+# by name.
 NO_CLAIM, FIRST_CLAIM, ANY_CLAIM = "no claim", "first claim", "any claim"
 
 
@@ -179,7 +180,10 @@ class Model:
         if claim == NO_CLAIM:
             kept = []
         elif claim == FIRST_CLAIM:
-            kept = claims[:1]
+            # spin numbers the never claims first and the ltl formulas after them (it
+            # translates the formulas once the model is read), each in source order; pan's
+            # default is the first in that order, whatever comes first in the file.
+            kept = ([u for u in claims if isinstance(u, ast.Never)] or claims)[:1]
         else:
             kept = [u for u in claims if isinstance(u, ast.Ltl) and u.name == claim]
             if not kept:

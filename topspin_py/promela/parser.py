@@ -199,6 +199,11 @@ def _syntax_error(err: UnexpectedInput, text: str, builder: "_AstBuilder") -> Pr
         if expected and len(expected) <= 8:
             message += ", expected " + ", ".join(expected)
     elif isinstance(err, UnexpectedCharacters):
+        if err.char == "\ufffd" or not err.char.isprintable():
+            # U+FFFD: a byte the preprocessor's output could not be decoded at (preprocess.py)
+            return PromelaSyntaxError(
+                f"syntax error: a byte that is not Promela text ({err.char!r})", pos,
+                hint="is this a Promela model?  Outside comments and strings, Promela is ASCII text")
         message = f"syntax error: unexpected character '{err.char}'"
     elif isinstance(err, UnexpectedEOF):
         message = "syntax error: unexpected end of input"

@@ -57,7 +57,9 @@ def preprocess(path: str | Path, defines: tuple[str, ...] | list[str] = ()) -> P
         raise ToolchainError("gcc is not installed; spin needs it to preprocess models",
                              hint="install it with `apt-get install gcc` (or run `make demo`)")
     command = CPP_COMMAND + define_flags(defines) + [str(path)]
-    proc = subprocess.run(command, capture_output=True, text=True)
+    # Models are bytes to spin: a Latin-1 comment or binary garbage must reach the parser
+    # (which reports what it cannot read at its position), not stop the decoding.
+    proc = subprocess.run(command, capture_output=True, text=True, errors="replace")
     if proc.returncode != 0:
         raise _cpp_error(proc.stderr, path)
     return split_line_markers(proc.stdout, str(path))
