@@ -81,6 +81,8 @@ CASES = [
     # The cube's whole geometric group (order 48) acting on a program that allows it.
     Case("hypercube-by-neighbour3", family=lambda: families.hypercube_by_neighbour(3), states=113),
     Case("spin-manna_pnueli", corpus="spin-examples/manna_pnueli.pml", states=117),
+    # The clients' S4 only: the servers' swap is no symmetry (test_load_balancer_server_swap...).
+    Case("loadbalancer", corpus="topspin/loadbalancer.p", pan_args=("-m100000",), states=200850, slow=True),
 ]
 
 
@@ -207,6 +209,23 @@ def test_closure_oracle_catches_clients_swapped_without_their_channels(cache, re
     with pytest.raises(ModelError):  # the product's own validity check refuses it too
         group_from_generators(explored.space.model, [("(client:1 client:2)", SourcePos("planted", 1))])
     assert closure_violations(explored.space, planted, limit=10)
+
+
+def test_load_balancer_server_swap_is_not_a_symmetry(cache, request):
+    """TopSPIN's group of loadbalancer.p is S4 x S2, the servers' swap included.  The swap maps
+    the balancer's option `len(servers0)<=len(servers1) -> servers0!msg,link` onto the other
+    one, but the balancer is stored between the guard and the send, and the canonicaliser
+    leaves its program counter where it is: the image of such a state has the balancer bound
+    to send to the other server, which no run reaches.  detect leaves the swap out."""
+    explored = cache.get(next(c for c in CASES if c.name == "loadbalancer"), request)
+    model = explored.space.model
+    servers = [p.pid for p in model.processes if p.proctype == "server"]
+    chans = {c.name: c.id for c in model.channels}
+    swap = Alpha.of({servers[0]: servers[1], servers[1]: servers[0]},
+                    {chans["servers0"]: chans["servers1"], chans["servers1"]: chans["servers0"]})
+    assert closure_violations(explored.space, swap, limit=10)
+    assert all(g.pid(servers[0]) == servers[0] for g in explored.group.generators)
+    assert explored.group.order == 24
 
 
 # Worker 1 alone can reach `done`: the literal 1 in `_pid == 1` breaks the symmetry between
