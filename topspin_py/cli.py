@@ -170,6 +170,9 @@ def _run_detect(args: argparse.Namespace) -> int:
         if args.explain and "original" in entry:
             print(f"    original: {entry['original']}")
             print(f"    permuted: {entry['permuted']}")
+    for entry in report["left_out"]:
+        where = f"{entry['where']}: " if entry["where"] else ""
+        print(f"not permuted {entry['permutation']}: {where}{entry['reason']}")
     return EXIT_OK
 
 

@@ -113,6 +113,8 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
             group = detect(searched)
             for reason in group.reasons:
                 note(f"symmetry: {reason}")
+            for alpha, rejection in (*group.rejected, *group.left_out):
+                note(f"symmetry: not permuted {group.cycles(alpha)}: {rejection}")
             strategy = choose_strategy(options.strategy, group)
             if strategy != "none":
                 needed = defines_the_reduction_needs(loaded, defines)

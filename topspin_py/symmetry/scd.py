@@ -111,7 +111,9 @@ class Diagram:
         return result
 
 
-def build_diagram(model: Model, types: TypeInfo, checker: Checker) -> Diagram:
+def build_diagram(model: Model, types: TypeInfo, checker: Checker, regions: bool = True) -> Diagram:
+    """The diagram of ``model``; without ``regions``, only its processes and channels (the
+    candidates detect explains when the program text rules them out)."""
     points = [("pid", p.pid) for p in model.processes] + [("chan", c.id) for c in model.channels]
     index = {point: i for i, point in enumerate(points)}
     channel_by_name = {c.name: c for c in model.channels if c.owner_pid is None}
@@ -156,7 +158,7 @@ def build_diagram(model: Model, types: TypeInfo, checker: Checker) -> Diagram:
             chan = next(c for c in model.channels if c.id == value)
             base = ("chan", chan.capacity, tuple(str(f) for f in chan.fields))
         colours.append(base)
-    for shape, incidences in checker.occurrence_regions():
+    for shape, incidences in (checker.occurrence_regions() if regions else []):
         region = len(colours)
         colours.append(("region", shape))
         for point, place in incidences:

@@ -53,7 +53,7 @@ from typing import assert_never
 from ..errors import SourcePos
 from ..promela import ast
 from ..promela.model import INIT, Model, constant_value
-from ..promela.printer import print_expr
+from ..promela.printer import print_expr, print_stmt
 from .types import CHAN, DATA, PID, PID_BUILTINS, TypeInfo
 
 TRUTH, OUTPUT = "truth", "output"
@@ -316,8 +316,9 @@ class Checker:
             for unit, original in zip(self.units, self.original):
                 permuted = self.normal_unit(unit, alpha)
                 if permuted != original:
-                    raise _Invalid(Rejection(f"the {_describe(unit)} is not mapped to itself",
-                                             unit.pos, original, permuted))
+                    reason, pos = self.explain(unit, alpha)
+                    raise _Invalid(Rejection(f"the {_describe(unit)} is not mapped to itself: {reason}",
+                                             pos or unit.pos, original, permuted))
         except _Invalid as invalid:
             return invalid.rejection
         return None
@@ -530,6 +531,22 @@ class Checker:
                 return ""
             case _:
                 assert_never(unit)
+
+    def explain(self, unit: ast.Unit, alpha: Alpha) -> tuple[str, SourcePos | None]:
+        """Where ``unit`` and its image under alpha first differ, in words, for the user."""
+        match unit:
+            case ast.Proctype():
+                before, after, where = unit.body, self.sequence(unit.body, unit.name, alpha), PLAIN
+            case ast.Init():
+                before, after, where = unit.body, self.sequence(unit.body, INIT, alpha), PLAIN
+            case ast.Never() | ast.Trace():
+                before, after, where = unit.body, self.sequence(unit.body, None, alpha), PLAIN
+            case _:
+                return "its text changes", unit.pos
+        found = _first_difference(self.forms, before, after, where, self.normal_forms)
+        if found is None:
+            return "its text changes", unit.pos
+        return found
 
     def typedef(self, typedef: ast.TypeDef, alpha):
         fields = [self.decl(decl, None, alpha, typedef=typedef.name) for decl in typedef.fields]
@@ -1229,6 +1246,55 @@ def _may_fail(node) -> bool:
         if isinstance(n, ast.BinOp) and n.op in ("/", "%"):
             return True
     return False
+
+
+def _first_difference(forms: NormalForms, before, after, where: str,
+                      known: dict) -> tuple[str, SourcePos | None] | None:
+    """The innermost place where ``after`` (the image of ``before``) differs from it in normal
+    form, described: ``'owner != 1' becomes 'owner != 2'``, or the if/do whose options are not
+    mapped to options, saying why when an option a process can be stored inside would move."""
+    def text(node, inside=where) -> str:
+        return forms.text(node, known=known, where=inside)
+
+    if text(before) == text(after):
+        return None
+    if isinstance(before, ast.Sequence) and isinstance(after, ast.Sequence) and len(before.steps) == len(after.steps):
+        for a, b in zip(before.steps, after.steps):
+            found = _first_difference(forms, a, b, where, known)
+            if found is not None:
+                return found
+    if isinstance(before, (ast.If, ast.Do)) and isinstance(after, (ast.If, ast.Do)):
+        located_before = [o for o in before.options if forms.located(o, where)]
+        located_after = [o for o in after.options if forms.located(o, where)]
+        unordered_before = sorted(text(o) for o in before.options if not forms.located(o, where))
+        unordered_after = sorted(text(o) for o in after.options if not forms.located(o, where))
+        if unordered_before == unordered_after and len(located_before) == len(located_after):
+            for a, b in zip(located_before, located_after):
+                if text(a) == text(b):
+                    continue
+                if sorted(text(o) for o in located_before) == sorted(text(o) for o in located_after):
+                    pos = a.steps[0].pos if a.steps else before.pos
+                    return ("this option would be mapped onto another one, but a process can be "
+                            "inside it in a stored state, and the canonicaliser does not move "
+                            "program counters between options"), pos
+                return _first_difference(forms, a, b, where, known) or ("this option changes", before.pos)
+        return "the options of this if/do are not mapped onto its options", before.pos
+    if isinstance(before, (ast.Atomic, ast.DStep, ast.Block)) and type(after) is type(before):
+        found = _first_difference(forms, before.body, after.body, forms.inside(before, where), known)
+        if found is not None:
+            return found
+    if isinstance(before, ast.Labeled) and isinstance(after, ast.Labeled):
+        found = _first_difference(forms, before.stmt, after.stmt, where, known)
+        if found is not None:
+            return found
+    if isinstance(before, ast.Node) and not isinstance(before, ast.Sequence):
+        try:
+            old_text = print_stmt(before).strip() if isinstance(before, ast.STATEMENTS) else print_expr(before)
+            new_text = print_stmt(after).strip() if isinstance(after, ast.STATEMENTS) else print_expr(after)
+        except Exception:  # a printer gap must not hide the rejection itself
+            old_text, new_text = type(before).__name__, type(after).__name__
+        return f"'{old_text}' would become '{new_text}'", before.pos
+    return None
 
 
 def _normal_init(body: ast.Sequence, has_setup: bool, normal=_normal) -> str:
