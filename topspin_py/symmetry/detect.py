@@ -148,7 +148,7 @@ def detect(model: Model, time_bound: float = 10.0) -> Group:
             raise _OutOfTime
         key = tuple(perm.array_form)
         if key not in cache:
-            cache[key] = checker.check(group.alpha(perm)) is None
+            cache[key] = checker.check(group.alpha(perm), explain=False) is None
         return cache[key]
 
     try:
@@ -166,19 +166,21 @@ def detect(model: Model, time_bound: float = 10.0) -> Group:
 
 
 def _explain_what_is_left_out(group: Group, model: Model, types, checker: Checker, index: dict,
-                              most: int = 5) -> None:
+                              most: int = 5, seconds: float = 1.0) -> None:
     """Why processes that look interchangeable are not permuted.  The diagram colours each
     pid by what the text says of it, so nauty never proposes a permutation the text rules out,
     and no rejection would say why.  The diagram without the text (processes and channels
     only) proposes them: each of its generators that the group leaves out is checked, and its
-    rejection, with the place in the model, is reported (at most ``most`` of them)."""
+    rejection, with the place in the model, is reported (at most ``most`` of them, found in
+    about ``seconds``: an explanation, not part of the result)."""
     if not group.model.processes:
         return
     structural = build_diagram(model, types, checker, regions=False)
     points = group.points
     seen = {(r.reason, str(r.pos)) for _, r in group.rejected}
-    for mapping in structural.automorphism_generators():
-        if len(group.left_out) >= most:
+    deadline = time.monotonic() + seconds
+    for attempt, mapping in enumerate(structural.automorphism_generators()):
+        if len(group.left_out) >= most or attempt >= 2 * most or time.monotonic() > deadline:
             return
         perm = Permutation([index[mapping.get(p, p)] for p in points])
         if group.perm_group.contains(perm):
