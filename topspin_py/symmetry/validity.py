@@ -199,13 +199,15 @@ class Checker:
         self.terminating = {name for name, p in model.proctypes.items() if can_terminate(p.body)}
         if model.init is not None and can_terminate(model.init.body):
             self.terminating.add(INIT)
+        # Locals that hold pids, directly or in a typedef's field (SPIN resets dead locals).
         self.pid_locals = [
             v for owner, vars_ in model.locals.items() for v in vars_
-            if types.kind(("local", owner, v.name)) == PID
+            if types.kind(("local", owner, v.name)) == PID or PID in self._typedef_kinds(v.type.name, set())
         ]
         self.pid_arrays = self._pid_indexed_arrays()
         self.chan_indexed = self._chan_indexed_arrays()
         self.value_places = self._value_places()
+        self.structured_messages = self._structured_messages()
         self.written_static_channels = self._written_static_channels()
         self.forms = NormalForms(atomic_states_stored=model.atomic_states_stored)
         init_body = self.sequence(model.init.body, INIT, None) if model.init is not None else None
@@ -281,6 +283,36 @@ class Checker:
                     bits = constant_value(var.bits, self.mtypes) if var.bits is not None else None
                     add(f"{typedef.name}.{var.name}", ("field", typedef.name, var.name), decl.type.name, bits, var.pos)
         return places
+
+    def _structured_messages(self) -> list[tuple[str, str, SourcePos | None]]:
+        """Channels whose messages have a typedef field holding pids or channel ids: the
+        canonicaliser renames plain message fields only, so those values would stay as they
+        are.  (name, kind, where) for each."""
+        found = []
+        declarations = [(v, v.init) for v in self.model.globals if isinstance(v.init, ast.ChanInit)]
+        declarations += [(v, v.init) for vars_ in self.model.locals.values() for v in vars_
+                         if isinstance(v.init, ast.ChanInit)]
+        for var, init in declarations:
+            for ftype in init.fields:
+                kinds = self._typedef_kinds(ftype.name, set())
+                for kind in sorted(kinds):
+                    found.append((var.name, kind, var.pos))
+        return found
+
+    def _typedef_kinds(self, name: str, seen: set[str]) -> set[str]:
+        """The kinds (PID, CHAN) held anywhere inside typedef ``name`` (empty for a basic type)."""
+        typedef = self.model.typedefs.get(name)
+        if typedef is None or name in seen:
+            return set()
+        seen.add(name)
+        kinds = set()
+        for decl in typedef.fields:
+            for var in decl.vars:
+                kind = self.types.kind(("field", name, var.name))
+                if kind in (PID, CHAN):
+                    kinds.add(kind)
+            kinds |= self._typedef_kinds(decl.type.name, seen)
+        return kinds
 
     def _written_static_channels(self) -> dict[str, SourcePos | None]:
         """Globals declared as channels that the program writes: their value is then not
@@ -406,6 +438,12 @@ class Checker:
                 raise _Invalid(Rejection(
                     f"'{place.name}' holds {'pids' if place.kind == PID else 'channel ids'} but its "
                     f"type stops at {place.largest}, so {max(moved)} would be truncated", place.pos))
+        for name, kind, pos in self.structured_messages:
+            if (moved_pids if kind == PID else moved_chans):
+                raise _Invalid(Rejection(
+                    f"the messages of '{name}' carry a typedef holding "
+                    f"{'pids' if kind == PID else 'channel ids'}, which the canonicaliser does not "
+                    "rename inside a message", pos))
         if moved_chans and self.chan_indexed:
             name, pos = self.chan_indexed[0]
             raise _Invalid(Rejection(f"'{name}' is indexed by channel ids, and the canonicaliser "
