@@ -23,6 +23,12 @@ Keys of a run (``flags``, ``defines`` and ``pan`` may repeat and accumulate):
 ``states`` ``transitions`` ``matched`` ``errors`` ``depth``
     the counts pan must report (``states, stored``, ``transitions``, ``states, matched``,
     ``errors:``, ``depth reached``).  Numbers, compared as numbers (pan prints ``%9.8g``).
+``order``
+    the order of the symmetry group a sound analysis must report for this run
+    (``topspin-py detect --json``'s ``"order"``, with the run's defines).  It is not a count
+    of pan's and does not count as one: a line still needs a count.  Its value comes from
+    reasoning about the program text, written down in the header's prose, never from the
+    tool's output.
 
 A line with ``pids:`` instead of ``expect:`` lists the proctype of each process instance the
 front end must find (``load_model(...).processes``, with the defines of the first run), in
@@ -43,6 +49,8 @@ Plain SPIN runs
 ---------------
 :func:`run_spin` runs ``spin -a``, ``gcc`` and ``pan`` in a temporary directory and parses pan's
 report into a :class:`PanResult`; it is the reference our own tool's numbers are checked against.
+:func:`verify_args` gives the ``topspin-py verify`` command line of a run, and
+:func:`copy_model` a copy of a model to run it on (the tool writes trails beside the model).
 """
 
 from __future__ import annotations
@@ -59,6 +67,7 @@ import families
 
 COUNT_KEYS = ("states", "transitions", "matched", "errors", "depth")
 LIST_KEYS = ("flags", "defines", "pan")
+ORDER_KEY = "order"
 ERROR_KEYS = ("line", "message", "file")
 
 
@@ -74,6 +83,7 @@ class Run:
     defines: tuple[str, ...] = ()
     pan: tuple[str, ...] = ()
     expect: tuple[tuple[str, int], ...] = ()
+    order: int | None = None  # the group order a sound analysis must report, when known
 
     @property
     def counts(self) -> dict[str, int]:
@@ -145,10 +155,17 @@ def _split_kv(word: str, where: str) -> tuple[str, str]:
 def _parse_run(words: list[str], where: str) -> Run:
     lists: dict[str, list[str]] = {k: [] for k in LIST_KEYS}
     counts: dict[str, int] = {}
+    order: int | None = None
     for word in words:
         key, value = _split_kv(word, where)
         if key in LIST_KEYS:
             lists[key].extend(shlex.split(value))
+        elif key == ORDER_KEY:
+            if order is not None:
+                raise HeaderError(f"{where}: {key} given twice")
+            if not value.isdigit() or int(value) < 1:
+                raise HeaderError(f"{where}: {key}={value!r} is not a group order")
+            order = int(value)
         elif key in COUNT_KEYS:
             if key in counts:
                 raise HeaderError(f"{where}: {key} given twice")
@@ -158,11 +175,29 @@ def _parse_run(words: list[str], where: str) -> Run:
                 raise HeaderError(f"{where}: {key}={value!r} is not an integer") from None
         else:
             raise HeaderError(f"{where}: unknown key {key!r} (known: "
-                              f"{', '.join(LIST_KEYS + COUNT_KEYS)})")
+                              f"{', '.join(LIST_KEYS + COUNT_KEYS + (ORDER_KEY,))})")
     if not counts:
         raise HeaderError(f"{where}: an expect line states no count")
     return Run(flags=tuple(lists["flags"]), defines=tuple(lists["defines"]),
-               pan=tuple(lists["pan"]), expect=tuple(counts.items()))
+               pan=tuple(lists["pan"]), expect=tuple(counts.items()), order=order)
+
+
+def run_params(paths) -> list:
+    """One ``pytest.param(path, run, header_error)`` per ``expect:`` line of each model, with
+    ids ``stem[i]``.  A model whose header is malformed gives one param with ``run`` None and
+    the message, so that it fails as a test instead of hiding the others at collection."""
+    import pytest
+
+    params = []
+    for path in paths:
+        try:
+            runs = read_header(path).runs
+        except HeaderError as e:
+            params.append(pytest.param(path, None, str(e), id=f"{path.stem}[bad-header]"))
+            continue
+        for i, run in enumerate(runs):
+            params.append(pytest.param(path, run, None, id=f"{path.stem}[{i}]"))
+    return params
 
 
 def _parse_error(words: list[str], where: str) -> ErrorExpectation:
@@ -262,6 +297,32 @@ def run_spin(model: Path | None = None, *, text: str | None = None, flags=(), de
 
 def have_toolchain() -> bool:
     return shutil.which("spin") is not None and shutil.which("gcc") is not None
+
+
+# ------------------------------------------------------------------ topspin-py command lines
+
+
+def verify_args(path: Path, run: Run, strategy: str) -> list[str]:
+    """The arguments of ``topspin-py verify --json`` for one run of a model."""
+    # The CLI has one -D option: it is given both the pan compile flags and the model's
+    # preprocessor definitions, as the topspin-py user would give them.
+    args = ["verify", str(path), "--strategy", strategy, "--json"]
+    args += [d if d.startswith("-D") else f"-D{d}" for d in (*run.flags, *run.defines)]
+    args += [f"--pan={arg}" for arg in run.pan]
+    # A header's pan arguments are pan's own: without -a or -l, pan searches for safety
+    # violations only, while verify would add -a for accept labels (as spin -run does).
+    if not any(arg in ("-a", "-l") for arg in run.pan):
+        args.append("--safety")
+    return args
+
+
+def copy_model(path: Path, into: Path) -> Path:
+    """A copy of a model (with the include/ folder beside it) in a temporary directory, so
+    that the trail files the tool leaves beside the model stay out of the repository."""
+    if (path.parent / "include").is_dir():
+        shutil.copytree(path.parent / "include", into / "include")
+    shutil.copy2(path, into / path.name)
+    return into / path.name
 
 
 # --------------------------------------------------------------------------- model families

@@ -21,7 +21,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -29,8 +28,8 @@ from pathlib import Path
 import pytest
 
 from conftest import MODELS, REPO
-from modelgen import (FAMILIES, FAMILY_FLAGS, FAMILY_PAN, HeaderError, Run, generate,
-                      parse_header, read_header, run_spin)
+from modelgen import (FAMILIES, FAMILY_FLAGS, FAMILY_PAN, HeaderError, Run, copy_model,
+                      generate, parse_header, read_header, run_params, run_spin, verify_args)
 
 GOOD = sorted(MODELS.glob("*.pml"))
 BAD = sorted((MODELS / "bad").glob("*.pml"))
@@ -45,21 +44,7 @@ JSON_KEYS = {
 }
 
 
-def _run_params():
-    params = []
-    for path in GOOD:
-        try:
-            runs = read_header(path).runs
-        except HeaderError as e:
-            # A broken header is a failing test, not a collection error that hides the rest.
-            params.append(pytest.param(path, None, str(e), id=f"{path.stem}[bad-header]"))
-            continue
-        for i, run in enumerate(runs):
-            params.append(pytest.param(path, run, None, id=f"{path.stem}[{i}]"))
-    return params
-
-
-RUNS = _run_params()
+RUNS = run_params(GOOD)
 
 
 def _require(run: Run | None, header_error: str | None) -> Run:
@@ -87,16 +72,7 @@ def _cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
 
 
 def _verify_args(path: Path, run: Run) -> list[str]:
-    # The CLI has one -D option: it is given both the pan compile flags and the model's
-    # preprocessor definitions, as the topspin-py user would give them.
-    args = ["verify", str(path), "--strategy", "none", "--json"]
-    args += [d if d.startswith("-D") else f"-D{d}" for d in (*run.flags, *run.defines)]
-    args += [f"--pan={arg}" for arg in run.pan]
-    # A header's pan arguments are pan's own: without -a or -l, pan searches for safety
-    # violations only, while verify would add -a for accept labels (as spin -run does).
-    if not any(arg in ("-a", "-l") for arg in run.pan):
-        args.append("--safety")
-    return args
+    return verify_args(path, run, "none")
 
 
 # ----------------------------------------------------------------------------------- tests
@@ -106,19 +82,10 @@ def test_there_are_models():
     assert len(GOOD) >= 10 and len(BAD) >= 5
 
 
-def _copy_model(path: Path, into: Path) -> Path:
-    """A copy of a model (with the include/ folder beside it) in a temporary directory, so
-    that the trail files the tool leaves beside the model stay out of the repository."""
-    if (path.parent / "include").is_dir():
-        shutil.copytree(path.parent / "include", into / "include")
-    shutil.copy2(path, into / path.name)
-    return into / path.name
-
-
 @pytest.mark.parametrize("path,run,header_error", RUNS)
 def test_verify(path: Path, run: Run | None, header_error: str | None, tmp_path: Path):
     run = _require(run, header_error)
-    proc = _cli(*_verify_args(_copy_model(path, tmp_path), run))
+    proc = _cli(*_verify_args(copy_model(path, tmp_path), run))
     assert "Traceback" not in proc.stderr, proc.stderr
     want_errors = run.counts.get("errors", 0)
     want_status = 1 if want_errors else 0
@@ -184,7 +151,7 @@ def test_roundtrip(path: Path, run: Run | None, header_error: str | None, tmp_pa
 def test_bad_model(path: Path, tmp_path: Path):
     expectation = read_header(path).error
     assert expectation is not None, f"{path.name}: models in bad/ need an 'expect: error' header"
-    proc = _cli("verify", str(_copy_model(path, tmp_path)), "--strategy", "none", "--json", timeout=120)
+    proc = _cli("verify", str(copy_model(path, tmp_path)), "--strategy", "none", "--json", timeout=120)
     assert proc.returncode == 2, f"exit status {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     assert "Traceback" not in proc.stderr, proc.stderr
     if expectation.line is not None:
@@ -233,6 +200,18 @@ def test_header_syntax():
     assert second.counts == {"states": 30, "errors": 1}
     assert header.pids == ("P", "P", ":init:")
     assert header.error is None
+    assert first.order is None and second.order is None
+
+
+def test_header_order():
+    header = parse_header("""/* pid 1 is named, so only 2 and 3 may swap: order 2.
+       expect: defines=-DWHO=1 states=7 errors=1 order=2
+       expect: defines=-DWHO=3 order=2 states=8 errors=1 */""")
+    first, second = header.runs
+    assert first.order == 2 and second.order == 2
+    # The group order is an expectation of its own, not one of pan's counts.
+    assert first.counts == {"states": 7, "errors": 1}
+    assert second.defines == ("-DWHO=3",) and second.counts == {"states": 8, "errors": 1}
 
 
 def test_header_error_syntax():
@@ -249,6 +228,10 @@ def test_header_error_syntax():
     "/* expect: states=many */",                         # not a number
     "/* expect: flags=-DNOREDUCE */",                    # no count
     "/* expect: states=1 states=2 */",                   # a count twice
+    "/* expect: order=2 */",                             # an order is not a count
+    "/* expect: states=1 order=2 order=2 */",            # an order twice
+    "/* expect: states=1 order=0 */",                    # no group has order 0
+    "/* expect: states=1 order=big */",                  # not a number
     "/* expect: states=1\n   pids: P\n   pids: P */",     # pids twice
     "/* expect: error line=3\n   expect: states=1 */",   # error and runs mixed
 ])

@@ -1,0 +1,28 @@
+/* Class 5: a channel array indexed by a plain byte: the monitor (pid 0) receives from q[k], k
+   never written from _pid, and then fails its assertion; q[p] belongs to P p (pids 1-3).  Two
+   runs name the lowest and the highest of the P: a reduced search keeps one state of each
+   orbit, the first it meets, and pan tries the highest pid first, so either one can be the
+   state that is kept.
+   order: channel q[k], and with it P k, is named; the other two P may swap together with
+   their channels: order 2.
+   expect: flags="-DSAFETY -DNOREDUCE" defines=-DK=1 states=17 transitions=17 errors=1 order=2
+   expect: flags="-DSAFETY -DNOREDUCE" defines=-DK=3 states=17 transitions=17 errors=1 order=2
+   Counts: plain spin 6.5.2; -DNOREDUCE, so that a missed error is the symmetry's doing. */
+#ifndef K
+#define K 1
+#endif
+chan q[4] = [1] of { bool };	/* q[p] belongs to P[p]; the monitor's q[0] is unused */
+byte k = K;
+active proctype Monitor()
+{
+end:	do
+	:: q[k]?true -> assert(false)
+	od
+}
+active [3] proctype P()
+{
+	bool ready;	/* a local step before the send */
+end:	do
+	:: ready = true; q[_pid]!true; ready = false
+	od
+}

@@ -1,0 +1,29 @@
+/* Class 2: a pid held in a plain byte, as the index of a pid-indexed array: `flag[p]`.  p is
+   a plain global byte: _pid never flows into it, and its initial value names a process.
+   flag[q] is set while P q (pids 1-3) holds the lock; the monitor (pid 0) asserts that
+   flag[p] is never seen set.  Two runs name the lowest and the highest of the P: a reduced
+   search keeps one state of each orbit, the first it meets, and pan tries the highest pid
+   first, so either one can be the state that is kept.
+   order: pid p is named, so only the other two P may swap: order 2.
+   expect: flags="-DSAFETY -DNOREDUCE" defines=-DWHO=1 states=7 transitions=11 errors=1 order=2
+   expect: flags="-DSAFETY -DNOREDUCE" defines=-DWHO=3 states=5 transitions=8 errors=1 order=2
+   Counts: plain spin 6.5.2; -DNOREDUCE, so that a missed error is the symmetry's doing. */
+#ifndef WHO
+#define WHO 1
+#endif
+bool busy;
+bool flag[4];
+byte p = WHO;
+active proctype Monitor()
+{
+end:	do
+	:: flag[p] -> assert(!busy)
+	od
+}
+active [3] proctype P()
+{
+end:	do
+	:: atomic { !busy -> busy = true; flag[_pid] = true }
+	   atomic { busy = false; flag[_pid] = false }
+	od
+}

@@ -1,0 +1,29 @@
+/* Class 2: a pid held in a plain byte, as the index of a remote variable reference
+   `P[p]:inside`.  p is a plain global byte: _pid never flows into it, and its initial value
+   names a process.  P are pids 0-2, the monitor is pid 3 and asserts that P[p] is never
+   inside.  Two runs name the lowest and the highest of the P: a reduced search keeps one
+   state of each orbit, the first it meets, and pan tries the highest pid first, so either one
+   can be the state that is kept.
+   order: pid p is named, so only the other two P may swap: order 2.
+   expect: flags="-DSAFETY -DNOREDUCE" defines=-DWHO=0 states=5 transitions=7 errors=1 order=2
+   expect: flags="-DSAFETY -DNOREDUCE" defines=-DWHO=2 states=3 transitions=3 errors=1 order=2
+   Counts: plain spin 6.5.2; -DNOREDUCE, so that a missed error is the symmetry's doing. */
+#ifndef WHO
+#define WHO 0
+#endif
+bool busy;
+byte p = WHO;
+active [3] proctype P()
+{
+	bool inside;
+end:	do
+	:: atomic { !busy -> busy = true; inside = true }
+	   atomic { busy = false; inside = false }
+	od
+}
+active proctype Monitor()
+{
+end:	do
+	:: P[p]:inside -> assert(!busy)
+	od
+}

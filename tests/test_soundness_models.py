@@ -1,0 +1,113 @@
+"""Adversarial soundness models (tests/models/soundness/) against plain SPIN (issue 11).
+
+Each model there uses a pid or a channel id in a way that breaks the symmetry of its
+identical processes (a constant expression naming a pid, a pid in a plain byte, a bit-field too
+narrow for it, a monitor with one option per process, ...) and has an error that plain SPIN
+finds.  A symmetry-reduced run that accepts a permutation the program breaks may merge the
+states that lead to the error with states that do not, and report "no errors".  The header
+syntax is tests/modelgen.py's, with ``order=K`` for the group a sound analysis must find.
+
+For each ``expect:`` line of each model:
+
+* ``test_plain_spin``: plain spin + gcc + pan give the header's counts, so the headers (and the
+  claim that there is an error to find) stay true;
+* ``test_detect_order``: where the line gives ``order``, ``topspin-py detect --json`` reports
+  that group order; K comes from reasoning written in the model's header, never from the tool
+  (a model whose sound group depends on a design choice gives none and says so);
+* ``test_verify_verdict``: ``topspin-py verify --json --strategy S`` for S in auto, enumerate
+  and segmented never shows a traceback and finds errors exactly when plain SPIN does (exit
+  status 1, errors > 0), or none when it finds none (exit status 0).  The verdict is compared,
+  not the counts: a reduced run stores fewer states.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import MODELS, REPO
+from modelgen import Run, copy_model, read_header, run_params, run_spin, verify_args
+
+SOUNDNESS = MODELS / "soundness"
+PATHS = sorted(SOUNDNESS.glob("*.pml"))
+STRATEGIES = ("auto", "enumerate", "segmented")
+
+RUNS = run_params(PATHS)
+# The runs whose header gives the group order (those that do not say why in their prose).
+ORDER_RUNS = [param for param in RUNS
+              if param.values[1] is None or param.values[1].order is not None]
+
+
+def _require(run: Run | None, header_error: str | None) -> Run:
+    if header_error is not None:
+        pytest.fail(header_error)
+    assert run is not None
+    # The verdict tests compare with the header's errors count: every run must state it.
+    assert "errors" in run.counts, f"{run.label()}: a soundness run must state errors="
+    return run
+
+
+def _cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "topspin_py.cli", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=timeout, check=False)
+
+
+# ----------------------------------------------------------------------------------- tests
+
+
+def test_there_are_models():
+    assert len(PATHS) >= 30
+
+
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: p.stem)
+def test_every_model_guards_an_error(path: Path):
+    """A model here exists to show an error that a wrong symmetry hides: at least one of its
+    runs must have one."""
+    runs = read_header(path).runs
+    assert any(run.counts.get("errors", 0) > 0 for run in runs), \
+        f"{path.name}: no run expects an error"
+
+
+@pytest.mark.parametrize("path,run,header_error", RUNS)
+def test_plain_spin(path: Path, run: Run | None, header_error: str | None):
+    run = _require(run, header_error)
+    res = run_spin(path, flags=run.flags, defines=run.defines, pan=run.pan, opt="-O0")
+    mismatches = {key: (want, res.get(key)) for key, want in run.counts.items()
+                  if float(res.get(key)) != float(want)}
+    assert not mismatches, (f"plain spin on {path.name} ({run.label()}): "
+                            f"{{key: (expected, got)}} = {mismatches}")
+
+
+@pytest.mark.parametrize("path,run,header_error", ORDER_RUNS)
+def test_detect_order(path: Path, run: Run | None, header_error: str | None):
+    run = _require(run, header_error)
+    proc = _cli("detect", "--json", *run.defines, str(path))
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == 0, f"exit status {proc.returncode}\n{proc.stderr}"
+    result = json.loads(proc.stdout)
+    assert result["order"] == run.order, (
+        f"detect on {path.name} ({run.label()}): order {result['order']}, a sound analysis "
+        f"allows at most {run.order}; generators {result.get('generators')}")
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+@pytest.mark.parametrize("path,run,header_error", RUNS)
+def test_verify_verdict(path: Path, run: Run | None, header_error: str | None, strategy: str,
+                        tmp_path: Path):
+    run = _require(run, header_error)
+    proc = _cli(*verify_args(copy_model(path, tmp_path), run, strategy))
+    assert "Traceback" not in proc.stderr, proc.stderr
+    want_errors = run.counts["errors"] > 0
+    want_status = 1 if want_errors else 0
+    verdict = f"plain spin finds {run.counts['errors']} error(s)"
+    assert proc.returncode == want_status, (
+        f"verify --strategy {strategy} on {path.name} ({run.label()}): exit status "
+        f"{proc.returncode}, expected {want_status} ({verdict})\n{proc.stdout}\n{proc.stderr}")
+    result = json.loads(proc.stdout)
+    assert (result["errors"] > 0) == want_errors, (
+        f"verify --strategy {strategy} on {path.name} ({run.label()}): "
+        f"errors {result['errors']} ({verdict})")
