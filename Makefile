@@ -1,6 +1,6 @@
 # topspin-py: set-up, demo, tests and benchmarks.
 #   make demo   install spin/gcc if missing, create .venv, install, verify an example
-#   make test   the same set-up, then the test suite
+#   make test   the same set-up, then ruff and mypy over topspin_py/, then the test suite
 #   make bench  the same set-up plus matplotlib, then the benchmarks (side by side with plain
 #               SPIN; reports and plots in bench/results/)
 
@@ -43,11 +43,14 @@ bench-deps: venv $(VENV)/.bench-deps
 demo: venv
 	$(BIN)/topspin-py verify $(EXAMPLE)
 
+# ruff and mypy first: mypy is what sees a match over the AST's node kinds that misses one.
 test: venv
+	$(BIN)/python -m ruff check topspin_py
+	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -q -ra tests
 
 bench: bench-deps
 	MPLBACKEND=Agg $(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache

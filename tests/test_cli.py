@@ -340,3 +340,16 @@ def test_latin1_comment_is_accepted_as_spin_accepts_it(tmp_path):
     # Both P's loop for ever writing the same constant: their swap is a symmetry.
     assert "group order: 2" in run.stdout
     assert topspin("verify", "latin1.pml", cwd=tmp_path).returncode == 0
+
+
+def test_given_generators_refused_without_traceback_when_a_slot_holds_both_kinds(tmp_path):
+    # x receives a pid and a channel id: the analysis cannot follow it, and says so at no
+    # node (the taint is of the slot, not of one statement).  It once raised AttributeError.
+    (tmp_path / "both.pml").write_text("chan c = [1] of {int};\nint x;\n"
+                                       "active [2] proctype p() { x = _pid; x = c }\n")
+    (tmp_path / "swap.txt").write_text("(0 1)\n")
+    assert subprocess.run(["spin", "-a", "both.pml"], cwd=tmp_path, capture_output=True).returncode == 0
+    run = topspin("detect", "both.pml", "--group", "swap.txt", cwd=tmp_path)
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert run.stderr.startswith("error: the given symmetry cannot be checked: "), run.stderr
+    assert "holds both process ids and channels" in run.stderr.splitlines()[0], run.stderr

@@ -40,7 +40,7 @@ class TopspinError(Exception):
         where = f"{self.pos}: " if self.pos else ""
         lines = [f"{where}error: {self.message}"]
         source_line = _source_line(self.pos)
-        if source_line is not None:
+        if self.pos is not None and source_line is not None:  # a line is only found at a position
             lines.append("    " + source_line.rstrip("\n").expandtabs(4))
             if self.pos.column:
                 prefix = source_line[: self.pos.column - 1].expandtabs(4)

@@ -8,8 +8,8 @@ from pathlib import Path
 from topspin_py.codegen.render import STRATEGIES, render_canonicaliser
 from topspin_py.errors import UsageError
 from topspin_py.layout.statevector import read_layout
-from topspin_py.pan.splice import SYM_MACRO, SplicedPan, splice_file
 from topspin_py.pan.flags import define_name
+from topspin_py.pan.splice import SYM_MACRO, SplicedPan, splice_file
 from topspin_py.promela.model import ANY_CLAIM, NO_CLAIM, Model, load_model
 from topspin_py.symmetry.detect import Group, detect
 from topspin_py.symmetry.types import infer_types

@@ -58,7 +58,8 @@ def load(path: Path) -> list[dict]:
                          hint="create it with `topspin-py regress BASELINE --update --model MODEL`") from None
     except json.JSONDecodeError as err:
         raise UsageError(f"{path}:{err.lineno}:{err.colno}: baseline is not valid JSON: {err.msg}") from None
-    if not isinstance(data, dict) or data.get(FORMAT_KEY) != FORMAT_VERSION or not isinstance(data.get("entries"), list):
+    if not isinstance(data, dict) or data.get(FORMAT_KEY) != FORMAT_VERSION \
+            or not isinstance(data.get("entries"), list):
         raise UsageError(f"{path} is not a topspin-py baseline (version {FORMAT_VERSION})")
     return data["entries"]
 

@@ -34,19 +34,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
+from topspin_py.codegen.render import STRATEGIES as CANONICALISERS
 from topspin_py.errors import ToolchainError, UsageError
 from topspin_py.pan import flags as panflags
 from topspin_py.pan import toolchain
 from topspin_py.pan.claims import accept_labels
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.pan.progress import Progress, ProgressWatcher
-from topspin_py.codegen.render import STRATEGIES as CANONICALISERS
 from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.promela import load_model
 from topspin_py.promela.model import Model
 from topspin_py.reduce import GENERATED_C, choose_strategy, defines_the_reduction_needs, reduce_in
-from topspin_py.symmetry.detect import detect
 from topspin_py.result import PlainRun, Result, replay_command
+from topspin_py.symmetry.detect import detect
 
 # "auto" picks the fastest exact strategy the group allows (reduce.choose_strategy).
 STRATEGIES = ("auto", *CANONICALISERS, "none")
@@ -135,6 +135,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
                    + " ".join(f"-D{define}" for define in compile_flags.model_only))
         flags = list(compile_flags.flags)
         if strategy != "none":
+            assert group is not None  # a strategy other than none is only chosen for a group
             reduce_in(workdir, loaded, group, strategy, flags)
             flags.append("-D" + SYM_MACRO)
             detail(f"symmetry: group of order {group.order}, strategy {strategy} "

@@ -174,7 +174,7 @@ def process_swaps(group: Group, n_pids: int, n_chans: int,
                     break
             else:
                 classes.append((y, {}))
-        for anchor, with_anchor in classes:
+        for _anchor, with_anchor in classes:
             members = sorted(with_anchor)
             for a, x in enumerate(members):
                 for y in members[a + 1:]:

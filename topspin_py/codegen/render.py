@@ -179,7 +179,8 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
     # A global declared with a channel initialiser names a static channel: its value is that
     # channel's id for ever.  A permutation renames the references in the text, not the value.
     static_names = {v.name for v in model.globals if v.init is not None and type(v.init).__name__ == "ChanInit"}
-    moved_pids, moved_chans = set(), set()
+    moved_pids: set[int] = set()
+    moved_chans: set[int] = set()
     for generator in group.generators:
         moved_pids.update(p for p in range(n_pids) if generator.pid(p) != p)
         moved_chans.update(c for c in range(1, n_chans + 1) if generator.chan(c) != c)
@@ -209,7 +210,8 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
         ],
         "message_values": [
             {"id": chan.id, "struct": chan.struct, "capacity": layout.channel_types[chan.struct].capacity,
-             "fields": [{"name": f.path[-1].name, **_mapping(f)} for f in layout.channel_types[chan.struct].value_fields]}
+             "fields": [{"name": f.path[-1].name, **_mapping(f)}
+                        for f in layout.channel_types[chan.struct].value_fields]}
             for chan in layout.channels if layout.channel_types[chan.struct].value_fields
         ],
     }

@@ -6,10 +6,29 @@ each channel's ``Qk`` hold pids or channel ids, which arrays are indexed by pid,
 process occupies (``pid + BASE``) and which ``Qk`` each channel uses.
 """
 
-from .panh import (CField, CStruct, LayoutError, PanHeader, PanSource, QueueCreation,
-                   parse_pan_c, parse_pan_h, read_pan_c, read_pan_h)
-from .statevector import (ChannelSlot, ChannelType, Member, ProcessSlot, ProcType, StateLayout,
-                          ValueField, build_layout, read_layout)
+from .panh import (
+    CField,
+    CStruct,
+    LayoutError,
+    PanHeader,
+    PanSource,
+    QueueCreation,
+    parse_pan_c,
+    parse_pan_h,
+    read_pan_c,
+    read_pan_h,
+)
+from .statevector import (
+    ChannelSlot,
+    ChannelType,
+    Member,
+    ProcessSlot,
+    ProcType,
+    StateLayout,
+    ValueField,
+    build_layout,
+    read_layout,
+)
 
 __all__ = [
     "CField", "CStruct", "ChannelSlot", "ChannelType", "LayoutError", "Member", "PanHeader",

@@ -31,7 +31,7 @@ from typing import Iterator, Sequence
 from ..promela import ast
 from ..promela.model import INIT, Model
 from ..symmetry.types import CHAN, DATA, LAST_SLOT, PID, TypeInfo, infer_types
-from .panh import CField, CStruct, LayoutError, PanHeader, PanSource, read_pan_c, read_pan_h
+from .panh import CField, CStruct, LayoutError, PanHeader, PanSource, QueueCreation, read_pan_c, read_pan_h
 
 # Fields of State that are pan's own bookkeeping, not Promela globals (pan.h, struct State).
 STATE_HEADER = frozenset({"_nr_pr", "_nr_qs", "_a_t", "_cnt", "_vsz", "_last", "_ctx", "_l_bnd",
@@ -385,6 +385,7 @@ class _Join:
             qstruct = self.header.queues[creation.qtype]
             contents = qstruct.field("contents") if qstruct.has("contents") else None
             capacity = contents.dims[0] if contents is not None and contents.dims else 0
+            assert capacity is not None  # pan.h gives contents[] a number for its length
             variable, init = self.channel_variable(creation, by_struct)
             message = self.message_fields(qname, contents, variable, init)
             result[qname] = ChannelType(qname, creation.qtype, capacity, creation.is_rv,
@@ -394,7 +395,7 @@ class _Join:
     def channel_variable(self, creation, by_struct) -> tuple[tuple | None, ast.ChanInit | None]:
         """The TypeInfo slot of the variable that ``creation`` assigns, and its initialiser."""
         steps = creation.member.split(".")
-        first = _MEMBER.match(steps[0]).group("name")
+        first = _member_name(steps[0], creation)
         if creation.struct == "State":
             var = self.model.global_named(first)
             owner = None
@@ -418,12 +419,16 @@ class _Join:
             return slot, var.init if isinstance(var.init, ast.ChanInit) else None
         # a channel field of a typedef: now.rec.q, now.recs[1].inner.q
         holder = self.header.state if creation.struct == "State" else self.header.procs[int(creation.struct[1:])]
-        tag = None
+        tag: str | None = None
         for step in steps[:-1]:
-            cfield = holder.field(_MEMBER.match(step).group("name"))
+            cfield = holder.field(_member_name(step, creation))
             tag = cfield.struct_tag
+            if tag is None:
+                raise LayoutError(f"pan.c creates a channel in {creation.struct}.{creation.member}, "
+                                  f"but {step} is no struct")
             holder = self.user_type(tag)
-        last = _MEMBER.match(steps[-1]).group("name")
+        assert tag is not None  # two steps or more: the loop ran
+        last = _member_name(steps[-1], creation)
         decl = _typedef_field(self.model.typedefs.get(tag), last)
         init = next((v.init for v in decl.vars if v.name == last), None) if decl is not None else None
         return ("field", tag, last), init if isinstance(init, ast.ChanInit) else None
@@ -455,13 +460,14 @@ class _Join:
     def typedef_leaves(self, tag: str) -> Iterator[tuple[tuple, str]]:
         """A typedef in a message is flattened into one fldN per scalar, in declaration order."""
         for cfield in self.user_type(tag).fields:
+            count = cfield.dims[0] if cfield.dims else 1
+            assert count is not None  # a typedef's arrays have a number for their length in pan.h
             if cfield.struct_tag is not None:
-                count = cfield.dims[0] if cfield.dims else 1
                 for _ in range(count):
                     yield from self.typedef_leaves(cfield.struct_tag)
                 continue
             slot = ("field", tag, cfield.name)
-            for _ in range(cfield.dims[0] if cfield.dims else 1):
+            for _ in range(count):
                 yield slot, self.types.kind(slot)
 
     def channel_slots(self, proctypes, channel_types) -> tuple[ChannelSlot, ...]:
@@ -529,6 +535,15 @@ def _promela_name(c_name: str, names: set[str]) -> str | None:
         if rest[1:] in names:
             return rest[1:]
     return None
+
+
+def _member_name(step: str, creation: QueueCreation) -> str:
+    """``q`` of ``q`` or ``q[2]``, one step of the member path that ``creation`` assigns."""
+    match = _MEMBER.match(step)
+    if match is None:
+        raise LayoutError(f"pan.c creates a channel in {creation.struct}.{creation.member}, "
+                          f"whose member {step} is neither a name nor a name with a number index")
+    return match.group("name")
 
 
 def _typedef_field(typedef: ast.TypeDef | None, name: str):

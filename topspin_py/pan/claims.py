@@ -129,8 +129,8 @@ def model_checked_by(pan_dir: Path, model_path: Path, defines: list[str]) -> tup
     foreign = [c for c in compiled if (c.name, c.transitions) not in known]
     described = ", ".join(f"{c.name} (from {', '.join(c.files) or 'an unknown file'})" for c in foreign)
     candidates = [f for c in foreign for f in c.files if f != LTL_TRANSLATIONS]
-    paths = list(dict.fromkeys(_resolve(pan_dir, f) for f in candidates))
-    paths = [p for p in paths if p is not None]
+    resolved = dict.fromkeys(_resolve(pan_dir, f) for f in candidates)
+    paths = [p for p in resolved if p is not None]
     refusal_hint = ("put the claim into MODEL (as a never claim or an ltl formula) and run "
                     "spin -a MODEL again, or keep the claim file where spin read it; give patch "
                     "the -D defines spin had")

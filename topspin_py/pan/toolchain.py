@@ -151,10 +151,11 @@ def run_pan(binary: Path, args, workdir: Path,
                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     except OSError as err:
         raise ToolchainError(f"cannot run pan: {err}") from err
+    stdout = process.stdout
+    assert stdout is not None  # stdout=PIPE
     try:
-        assert process.stdout is not None
         # os.read returns what is there: partial lines reach the progress display at once.
-        while data := os.read(process.stdout.fileno(), 65536):
+        while data := os.read(stdout.fileno(), 65536):
             chunk = data.decode("utf-8", errors="replace")
             chunks.append(chunk)
             if on_output is not None:
@@ -164,7 +165,7 @@ def run_pan(binary: Path, args, workdir: Path,
         if process.poll() is None:  # interrupted (Ctrl-C) or failed while reading: stop pan
             process.kill()
             process.wait()
-        process.stdout.close()
+        stdout.close()
     return PanRun(command=command, output="".join(chunks), returncode=returncode,
                   wall_s=time.monotonic() - started)
 

@@ -11,8 +11,8 @@ Syntax and preprocessing errors are raised as ``PromelaSyntaxError`` / ``Preproc
 carrying the position in the user's file.
 """
 
+from .model import Model, build_model, load_model
 from .parser import parse_file, parse_text
 from .printer import print_spec
-from .model import Model, build_model, load_model
 
 __all__ = ["parse_file", "parse_text", "print_spec", "Model", "build_model", "load_model"]

@@ -156,7 +156,8 @@ def _class_text(node: NodeSpec) -> str:
     names = "(" + ", ".join(compared) + ("," if len(compared) == 1 else "") + ")"
     line = f"    field_names: ClassVar[tuple[str, ...]] = {names}"
     if len(line) > 100:
-        line = "    field_names: ClassVar[tuple[str, ...]] = (\n" + "".join(f"        {n},\n" for n in compared) + "    )"
+        line = ("    field_names: ClassVar[tuple[str, ...]] = (\n"
+                + "".join(f"        {n},\n" for n in compared) + "    )")
     lines.append(line)
     return "\n".join(lines)
 

@@ -19,6 +19,7 @@ conservatively.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,7 +130,7 @@ class Model:
         spin warns that such a label "is invisible": pan stores no state at it, so its nested
         search never starts there, yet its first search may still report a cycle through it,
         depending on the order in which it meets the states."""
-        found = []
+        found: list[ast.Labeled] = []
         for proctype in self.proctypes.values():
             labels = [n for n in proctype.body.walk() if isinstance(n, ast.Labeled)
                       and n.label.startswith(("accept", "progress"))]
@@ -177,6 +178,7 @@ class Model:
         claims = [u for u in self.expanded.units if isinstance(u, (ast.Never, ast.Ltl))]
         if claim == ANY_CLAIM or not claims:
             return self
+        kept: Sequence[ast.Never | ast.Ltl]
         if claim == NO_CLAIM:
             kept = []
         elif claim == FIRST_CLAIM:

@@ -85,7 +85,7 @@ class _SpinLexerRules:
         """
         name = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
         for terminal in parser.terminals:
-            value = getattr(terminal.pattern, "value", None)
+            value = terminal.pattern.value
             if terminal.pattern.type == "str" and name.match(value) and value not in contextual:
                 self.keywords[value] = terminal.name
 
@@ -169,14 +169,17 @@ def _parse(pre: Preprocessed) -> ast.Spec:
     postlex.proctypes = names
     builder.begin(pre, names)
     try:
-        spec = parser.parse(pre.text).value
+        built = parser.parse(pre.text)
     except UnexpectedInput as err:
         raise _syntax_error(err, pre.text, builder) from None
     # The formulas are parsed once the whole file has parsed, so that a syntax error anywhere
     # in the file is reported before an error inside a formula.
     for node, body in builder.end():
+        assert body.line is not None and body.column is not None  # the lexer places every token
         node.formula = parse_ltl_formula(body.value[1:-1], pre, body.line, body.column + 1)
-    return spec
+    # The builder is the parser's transformer: what parse returns is its start rule's value.
+    assert isinstance(built, _Built) and isinstance(built.value, ast.Spec)
+    return built.value
 
 
 # Terminals whose name says more than their pattern; the others are shown as their text.
@@ -291,7 +294,7 @@ def _callback(build):
     raw children, the start of the construct and the children lark would have given."""
 
     def callback(self, raw):
-        start = None
+        start: tuple[int, int] | None = None
         children = []
         for child in raw:
             if type(child) is _Built:
@@ -300,6 +303,7 @@ def _callback(build):
                 children.append(child.value)
             elif isinstance(child, Token):
                 if start is None:
+                    assert child.line is not None and child.column is not None  # placed by the lexer
                     start = (child.line, child.column)
                 if child.type in _KEPT_TERMINALS:
                     children.append(child)
@@ -349,6 +353,22 @@ def _nest_binary(raw: list, i: int, loosest: int, pos) -> tuple[_Built, int]:
     return left, i
 
 
+def _ltl_binary(op: str):
+    """The builder method of the LTL binary operator ``op``'s rule."""
+    def build(self, start, children):
+        operands = [c for c in children if not isinstance(c, Token)]
+        return ast.LtlBinary(op=op, left=operands[0], right=operands[1], pos=self._pos(start))
+    return build
+
+
+def _ltl_unary(op: str):
+    """The builder method of the LTL unary operator ``op``'s rule."""
+    def build(self, start, children):
+        operand = [c for c in children if not isinstance(c, Token)][0]
+        return ast.LtlUnary(op=op, arg=operand, pos=self._pos(start))
+    return build
+
+
 @_callbacks
 class _AstBuilder(Transformer):
     """Builds ast.py nodes, with positions in the user's file, one grammar rule at a time.
@@ -385,6 +405,7 @@ class _AstBuilder(Transformer):
         return bodies
 
     def position(self, line: int, column: int) -> SourcePos:
+        assert self.pre is not None, "the constructor or begin() gives the file"
         if self.line_offset == 0 and line == 1:
             column += self.column_offset
         return self.pre.position(line + self.line_offset, column)
@@ -513,6 +534,7 @@ class _AstBuilder(Transformer):
 
     def _c_block(self, token: Token, start):
         match = _C_BLOCK.match(token.value)
+        assert match is not None  # the grammar's C_CODE and C_EXPR terminals have this shape
         kind, guard, text = match.group(1), match.group(2), match.group(3)
         if kind == "c_expr":
             return ast.CExpr(guard=guard, text=text, pos=self._pos(start))
@@ -721,18 +743,6 @@ class _AstBuilder(Transformer):
     def ltl_atom(self, start, children):
         return children[0]  # `( formula )`, as primary
 
-    def _ltl_binary(op):
-        def build(self, start, children):
-            operands = [c for c in children if not isinstance(c, Token)]
-            return ast.LtlBinary(op=op, left=operands[0], right=operands[1], pos=self._pos(start))
-        return build
-
-    def _ltl_unary(op):
-        def build(self, start, children):
-            operand = [c for c in children if not isinstance(c, Token)][0]
-            return ast.LtlUnary(op=op, arg=operand, pos=self._pos(start))
-        return build
-
     ltl_equiv = _ltl_binary("<->")
     ltl_implies = _ltl_binary("->")
     ltl_or = _ltl_binary("||")
@@ -745,4 +755,3 @@ class _AstBuilder(Transformer):
     ltl_eventually = _ltl_unary("<>")
     ltl_next = _ltl_unary("X")
     ltl_not = _ltl_unary("!")
-    del _ltl_binary, _ltl_unary

@@ -25,7 +25,7 @@ from ..gcpause import collector_paused
 from ..promela import ast
 from ..promela.model import Model
 from .scd import build_diagram
-from .types import infer_types
+from .types import Taint, infer_types
 from .validity import Alpha, Checker, Rejection
 
 
@@ -52,7 +52,8 @@ class Group:
         return [self.alpha(g) for g in self.perm_group.generators if not g.is_Identity]
 
     def alpha(self, perm: Permutation) -> Alpha:
-        pids, chans = {}, {}
+        pids: dict[int, int] = {}
+        chans: dict[int, int] = {}
         for i, point in enumerate(self.points):
             kind, value = point
             image = self.points[perm(i)][1]
@@ -103,9 +104,7 @@ def detect(model: Model, time_bound: float = 10.0) -> Group:
     """The largest valid symmetry group of ``model`` (see the module docstring)."""
     reasons = _unsupported(model)
     types = infer_types(model)
-    for taint in types.taints:
-        where = f"{taint.node.pos}: " if getattr(taint.node, "pos", None) else ""
-        reasons.append(f"{where}{_slot_name(taint.slot)} holds process ids but {taint.why}")
+    reasons.extend(_taint_reason(taint) for taint in types.taints)
     if reasons:
         return trivial_group(model, reasons)
 
@@ -301,8 +300,7 @@ def group_from_generators(model: Model, generators_text: list[tuple[str, SourceP
     from .userspec import parse_generator
 
     types = infer_types(model)
-    reasons = _unsupported(model) + [f"{t.node.pos}: {_slot_name(t.slot)} holds process ids but {t.why}"
-                                     for t in types.taints]
+    reasons = _unsupported(model) + [_taint_reason(t) for t in types.taints]
     if reasons:
         raise ModelError("the given symmetry cannot be checked: " + reasons[0],
                          hint="the model uses a construct the symmetry analysis cannot follow")
@@ -334,7 +332,7 @@ def group_report(group: Group, explain: bool = False) -> dict:
     for alpha, rejection in group.rejected:
         entry = {"generator": group.cycles(alpha), "reason": rejection.reason,
                  "where": str(rejection.pos) if rejection.pos else None}
-        if explain and rejection.original is not None:
+        if explain and rejection.original is not None and rejection.permuted is not None:  # set together
             entry["original"], entry["permuted"] = _difference(rejection.original, rejection.permuted)
         rejected.append(entry)
     left_out = [{"permutation": group.cycles(alpha), "reason": rejection.reason,
@@ -356,6 +354,13 @@ def group_report(group: Group, explain: bool = False) -> dict:
         "processes": [{"pid": p.pid, "proctype": p.proctype} for p in group.model.processes],
         "channels": [{"id": c.id, "name": c.name} for c in group.model.channels],
     }
+
+
+def _taint_reason(taint: Taint) -> str:
+    """Why a taint defeats the analysis, at the node that shows it (a slot that holds both
+    kinds has no node)."""
+    where = f"{taint.node.pos}: " if taint.node is not None and taint.node.pos else ""
+    return f"{where}{_slot_name(taint.slot)} holds process ids but {taint.why}"
 
 
 def _difference(original: str, permuted: str, context: int = 160) -> tuple[str, str]:

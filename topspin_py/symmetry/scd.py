@@ -124,7 +124,11 @@ def build_diagram(model: Model, types: TypeInfo, checker: Checker, regions: bool
     for proc in model.processes:
         if proc.proctype in uses:
             continue
-        body = model.proctypes[proc.proctype].body if proc.proctype in model.proctypes else model.init.body
+        if proc.proctype in model.proctypes:
+            body = model.proctypes[proc.proctype].body
+        else:
+            assert model.init is not None  # the one process of no proctype is init's
+            body = model.init.body
         found = uses[proc.proctype] = set()
         for node in body.walk():
             if isinstance(node, (ast.Send, ast.Receive, ast.Poll)):
@@ -146,12 +150,14 @@ def build_diagram(model: Model, types: TypeInfo, checker: Checker, regions: bool
             there = index[("chan", chan_id)]
             edges.add((there, me, direction) if direction == "recv" else (me, there, direction))
 
-    colours = []
+    colours: list[tuple] = []
     for point in points:
         kind, value = point
+        base: tuple
         if kind == "pid":
             proc = model.processes[value]
-            data_args = tuple(print_expr(a) for a, p in zip(proc.args, [v for v in model.locals.get(proc.proctype, []) if v.is_param])
+            params = [v for v in model.locals.get(proc.proctype, []) if v.is_param]
+            data_args = tuple(print_expr(a) for a, p in zip(proc.args, params)
                               if types.kind(("local", proc.proctype, p.name)) != CHAN)
             base = ("pid", proc.proctype, data_args)
         else:

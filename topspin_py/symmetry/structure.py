@@ -51,8 +51,7 @@ def _linked_orbits(group: PermutationGroup, orbits: list[list[int]]) -> list[lis
 
     where = {p: i for i, orbit in enumerate(orbits) for p in orbit}
     for gen in group.generators:
-        moved = {find(where[p]) for p in range(gen.size) if gen(p) != p and p in where}
-        moved = sorted(moved)
+        moved = sorted({find(where[p]) for p in range(gen.size) if gen(p) != p and p in where})
         for other in moved[1:]:
             parent[find(other)] = find(moved[0])
     components: dict[int, list[int]] = {}

@@ -50,7 +50,7 @@ class Taint:
     """A PID or CHAN slot used where permutations do not commute with it."""
 
     slot: Slot
-    node: object  # the offending expression or statement (it has .pos)
+    node: ast.Node | None  # the offending expression or statement; None for a slot of both kinds
     why: str
 
 
@@ -114,8 +114,8 @@ class SlotResolver:
         var, slot = self.variable(ref.name, owner)
         if var is None:
             return None
-        for _inner, slot in self.field_path(var, ref):
-            pass
+        for _inner, field_slot in self.field_path(var, ref):
+            slot = field_slot  # the innermost field's, when ref names fields
         return slot
 
     def array_slot(self, ref: ast.VarRef, owner: str | None) -> Slot | None:
@@ -157,7 +157,7 @@ class _Inference:
         self.parent: dict = {}
         self.declared: dict = {}  # slot -> set of declared kinds
         self.pid_sources: set = set()
-        self.arith: list[tuple[Slot | None, object, str]] = []
+        self.arith: list[tuple[Slot | None, ast.Node, str]] = []
         self.chan_fields: dict = {}  # chan slot -> set of message-field indices
 
     # ------------------------------------------------------------------ union-find

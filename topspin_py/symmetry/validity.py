@@ -365,7 +365,8 @@ class Checker:
                 raise _Invalid(Rejection(f"pid {a if a not in by_pid else b} is not a process of the model"))
             pa, pb = by_pid[a], by_pid[b]
             if pa.proctype != pb.proctype:
-                raise _Invalid(Rejection(f"pid {a} ({pa.proctype}) and pid {b} ({pb.proctype}) run different proctypes", pa.pos))
+                raise _Invalid(Rejection(f"pid {a} ({pa.proctype}) and pid {b} ({pb.proctype}) "
+                                         "run different proctypes", pa.pos))
             priority_a = getattr(pa.node, "priority", None)
             priority_b = getattr(pb.node, "priority", None)
             if _normal(priority_a) != _normal(priority_b):
@@ -507,7 +508,8 @@ class Checker:
                 if located:
                     located_number += 1
                     key = (number, shape, "in order", located_number)
-                incidences = [(token.point, self.forms.text(region, token, known=known, fresh=paths[token], where=where))
+                incidences = [(token.point,
+                               self.forms.text(region, token, known=known, fresh=paths[token], where=where))
                               for token in tokens]
                 regions.append((key, incidences))
         return regions
@@ -981,7 +983,8 @@ class Checker:
                 uses, constant = True, e.index is None and e.field is None
             else:
                 uses = False
-                constant = e.index is None and e.field is None and (e.name in self.mtypes or e.name in ("true", "false")) \
+                constant = e.index is None and e.field is None \
+                    and (e.name in self.mtypes or e.name in ("true", "false")) \
                     and self.resolve.variable(e.name, None)[0] is None
         else:
             uses = False
