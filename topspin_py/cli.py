@@ -90,6 +90,11 @@ def _add_verify(commands) -> None:
     verify_parser.add_argument("--safety", action="store_true",
                                help="search for safety violations only, even if the model has "
                                     "accept labels (default: pan -a then, as spin -run)")
+    verify_parser.add_argument("--gcc-opt", dest="optimisation", default="-O2",
+                               choices=("-O0", "-O1", "-O2", "-O3"), metavar="LEVEL",
+                               help="gcc's optimisation level for pan.c: -O0 compiles a large "
+                                    "pan.c several times faster, for a slower search "
+                                    "(default: %(default)s)")
     noise = verify_parser.add_mutually_exclusive_group()
     noise.add_argument("--quiet", action="store_true", help="no progress or notes on stderr")
     noise.add_argument("--verbose", action="store_true",
@@ -103,7 +108,7 @@ def _run_verify(args: argparse.Namespace) -> int:
     options = VerifyOptions(
         strategy=args.strategy, defines=tuple(args.defines), pan_args=pan_args,
         keep_dir=args.keep, force=args.force, on_progress=display, compare=args.compare,
-        safety=args.safety,
+        safety=args.safety, optimisation=args.optimisation,
         on_note=None if args.quiet else _to_stderr(display),
         on_detail=_to_stderr(display) if args.verbose else None)
     try:
@@ -330,7 +335,7 @@ def _to_stderr(display: ProgressDisplay | None):
 
 def _attach_option_values(argv: list[str]) -> list[str]:
     """``--pan -m100000`` -> ``--pan=-m100000``: argparse refuses a separate value that starts
-    with '-' (it takes it for an option), but pan's arguments all do."""
+    with '-' (it takes it for an option), but pan's arguments all do (and -O levels)."""
     attached: list[str] = []
     values = iter(argv)
     for word in values:
@@ -338,9 +343,9 @@ def _attach_option_values(argv: list[str]) -> list[str]:
             attached.append(word)
             attached.extend(values)
             break
-        if word == "--pan":
+        if word in ("--pan", "--gcc-opt"):
             value = next(values, None)
-            attached.append(word if value is None else f"--pan={value}")
+            attached.append(word if value is None else f"{word}={value}")
         else:
             attached.append(word)
     return attached

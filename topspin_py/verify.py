@@ -67,6 +67,7 @@ class VerifyOptions:
     on_detail: Callable[[str], None] | None = None   # --verbose: the exact commands and decisions
     compare: bool = False                # also run plain SPIN and report the reduction
     safety: bool = False                 # a safety search even if the model has accept labels
+    optimisation: str = "-O2"            # gcc's -O level for pan.c
 
 
 def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Result:
@@ -84,6 +85,9 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     if options.strategy not in STRATEGIES:
         raise UsageError(f"unknown strategy '{options.strategy}'",
                          hint=f"available: {', '.join(STRATEGIES)}")
+    if options.optimisation not in toolchain.OPTIMISATION_LEVELS:
+        raise UsageError(f"unknown optimisation level '{options.optimisation}'",
+                         hint=f"one of {', '.join(toolchain.OPTIMISATION_LEVELS)}")
     model = Path(model_path)
     if not model.is_file():
         raise UsageError(f"model file not found: {model}")
@@ -140,8 +144,8 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
             flags.append("-D" + SYM_MACRO)
             detail(f"symmetry: group of order {group.order}, strategy {strategy} "
                    f"({CANONICALISERS[strategy].exactness}), canonicaliser in {GENERATED_C}")
-        ran(toolchain.compile_command(tools, flags))
-        binary = toolchain.compile_pan(tools, flags, workdir)
+        ran(toolchain.compile_command(tools, flags, options.optimisation))
+        binary = toolchain.compile_pan(tools, flags, workdir, options.optimisation)
 
         search = _search(binary, pan_args, workdir, model, options, note, ran)
         if strategy != "none":

@@ -184,6 +184,9 @@ class Checker:
         self.types = types
         self.resolve = SlotResolver(model)
         self.mtypes = dict(model.mtypes)
+        # Names with one value in every state: mtype names and globals holding data that
+        # nothing writes (`byte x = 2`, a #define in disguise); constants fold through them.
+        self.constants = {**self.mtypes, **self._unwritten_globals()}
         self.pids = {p.pid for p in model.processes}
         self.chan_ids = {c.id for c in model.channels}
         self.instances: dict[str, list[int]] = {}
@@ -283,6 +286,33 @@ class Checker:
                     bits = constant_value(var.bits, self.mtypes) if var.bits is not None else None
                     add(f"{typedef.name}.{var.name}", ("field", typedef.name, var.name), decl.type.name, bits, var.pos)
         return places
+
+    def _unwritten_globals(self) -> dict[str, int]:
+        """Scalar globals of a basic type holding data, with a constant initial value that fits
+        the type, that no statement writes and no local shadows: name -> value."""
+        written: set[str] = set()
+        for unit in self.model.expanded.units:
+            for node in unit.walk():
+                targets: list = []
+                if isinstance(node, (ast.Assign, ast.IncDec)):
+                    targets = [node.target]
+                elif isinstance(node, ast.Receive):
+                    targets = [a.expr if isinstance(a, ast.Eval) else a for a in node.args]
+                elif isinstance(node, (ast.ForRange, ast.ForIn, ast.Select)):
+                    targets = [node.var]
+                written.update(t.name for t in targets if isinstance(t, ast.VarRef))
+        local_names = {v.name for vars_ in self.model.locals.values() for v in vars_}
+        found = {}
+        for var in self.model.globals:
+            if var.size is not None or var.name in written or var.name in local_names \
+                    or var.type.name not in _TYPE_MAX and var.type.name != "unsigned" \
+                    or var.type.name in ("pid", "chan") \
+                    or self.types.kind(("global", var.name)) != DATA:
+                continue
+            value = 0 if var.init is None else constant_value(var.init, self.mtypes)
+            if value is not None and 0 <= value <= _largest_value(var.type.name, var.bits):
+                found[var.name] = value
+        return found
 
     def _structured_messages(self) -> list[tuple[str, str, SourcePos | None]]:
         """Channels whose messages have a typedef field holding pids or channel ids: the
@@ -834,7 +864,7 @@ class Checker:
         if isinstance(e, (ast.BinOp, ast.UnOp, ast.CondExpr)):
             if self._pid_shape(e)[0]:
                 return None  # reads _pid: evaluated per process instead
-            return constant_value(e, self.mtypes)
+            return constant_value(e, self.constants)
         return None
 
     def varref(self, ref: ast.VarRef, owner: str | None, context: str, alpha):
@@ -860,6 +890,8 @@ class Checker:
             return ref
         if var.owner is None and name in self.static_channel_vars:
             return self.channel_ref(ref, owner, context, alpha)
+        if var.owner is None and name in self.constants and ref.index is None and ref.field is None:
+            return self.constant(ref, self.constants[name], context, alpha)
         kind = self.types.kind(self.resolve.slot(ref, owner))
         self.consistent(kind, context, ref, alpha)
         index = ref.index
@@ -946,6 +978,9 @@ class Checker:
             if e.name == "_pid" and e.index is None and e.field is None:
                 return PID
             var, _slot = self.resolve.variable(e.name, owner)
+            if var is not None and var.owner is None and e.name in self.constants \
+                    and e.index is None and e.field is None:
+                return None
             if var is None:
                 if e.name in self.mtypes or e.name in ("true", "false"):
                     return None
@@ -984,7 +1019,7 @@ class Checker:
             else:
                 uses = False
                 constant = e.index is None and e.field is None \
-                    and (e.name in self.mtypes or e.name in ("true", "false")) \
+                    and (e.name in self.constants or e.name in ("true", "false")) \
                     and self.resolve.variable(e.name, None)[0] is None
         else:
             uses = False
@@ -1010,8 +1045,8 @@ class Checker:
             q = alpha.pid(p)
             if q == p:
                 continue
-            value_p = constant_value(e, {**self.mtypes, "_pid": p})
-            value_q = constant_value(e, {**self.mtypes, "_pid": q})
+            value_p = constant_value(e, {**self.constants, "_pid": p})
+            value_q = constant_value(e, {**self.constants, "_pid": q})
             if value_p is None or value_q is None:
                 raise _Invalid(Rejection(f"'{print_expr(e)}' cannot be evaluated for each process", e.pos))
             if context == PID:

@@ -5,10 +5,11 @@
    program counter from one option's body to the other's; a reduction that leaves it in place
    merges "inside option 1, P 1 holds" with "inside option 1, P 3 holds" and misses the
    assertion.
-   order: none given.  The options form a symmetric set, so S3 (order 6) is sound if the
-   canonicaliser moves the monitor's pc with the options, and only order 1 is sound if it does
-   not; which one is right depends on that design choice, not on the text.
-   expect: flags="-DSAFETY -DNOREDUCE" states=5 transitions=8 errors=1
+   order: the options form a symmetric set, so S3 would be sound if the canonicaliser moved
+   the monitor's pc with the options; it does not, and the monitor can be stored inside each
+   option (between its guard and its assertion), so each option must map to itself, which
+   fixes pids 1, 2 and 3: order 1.
+   expect: flags="-DSAFETY -DNOREDUCE" states=5 transitions=8 errors=1 order=1
    Counts: plain spin 6.5.2; -DNOREDUCE, so that a missed error is the symmetry's doing. */
 bool busy;
 bool flag[4];	/* indexed by pid: flag[p] while P[p] holds the lock */
