@@ -17,7 +17,10 @@ For each ``expect:`` line of each model:
 * ``test_verify_verdict``: ``topspin-py verify --json --strategy S`` for S in auto, enumerate
   and segmented never shows a traceback and finds errors exactly when plain SPIN does (exit
   status 1, errors > 0), or none when it finds none (exit status 0).  The verdict is compared,
-  not the counts: a reduced run stores fewer states.
+  not the counts: a reduced run stores fewer states;
+* ``test_transition_oracle``: for one run of each model whose group is not trivial, every
+  generator of the group maps plain pan's state graph onto itself, error states included
+  (tests/transitions.py): the group is a symmetry of the model, not only of its verdict.
 """
 
 from __future__ import annotations
@@ -111,3 +114,38 @@ def test_verify_verdict(path: Path, run: Run | None, header_error: str | None, s
     assert (result["errors"] > 0) == want_errors, (
         f"verify --strategy {strategy} on {path.name} ({run.label()}): "
         f"errors {result['errors']} ({verdict})")
+
+
+# The runs whose group is not trivial, one per model: the transition oracle checks the group.
+SYMMETRIC_RUNS = list({param.values[0]: param for param in reversed(RUNS)
+                       if param.values[1] is not None and (param.values[1].order or 1) > 1}.values())
+
+
+@pytest.mark.parametrize("path,run,header_error", SYMMETRIC_RUNS)
+def test_transition_oracle(path: Path, run: Run | None, header_error: str | None, tmp_path: Path):
+    """Every generator the group of the search has maps plain pan's state graph onto itself:
+    its stored states, moves, and the kinds of error on them (tests/transitions.py), including
+    the error the model guards, which an asymmetric path reaches."""
+    from transitions import (ACCEPTING, ASSERTION, CLAIM_END, INVALID_END, explore_transitions,
+                             format_violations, group_violations)
+
+    from topspin_py.pan import flags as panflags
+    from topspin_py.promela import load_model
+    from topspin_py.symmetry.detect import detect
+    from topspin_py.verify import model_as_searched
+
+    run = _require(run, header_error)
+    defines = [d.removeprefix("-D") for d in run.defines]
+    model = load_model(copy_model(path, tmp_path), tuple(defines))
+    pan_args = list(run.pan)
+    searched = model_as_searched(model, [panflags.parse_define(d) for d in defines], pan_args)
+    group = detect(searched)
+    assert group.order == run.order
+    graph = explore_transitions(model.path, tmp_path / "oracle", run.flags, pan_args, defines,
+                                roots=group.generators)
+    # The error the model guards is on some state (a liveness property: an accepting state).
+    labels = [ASSERTION, INVALID_END, CLAIM_END] + ([ACCEPTING] if "-a" in pan_args else [])
+    assert any(graph.with_label(label) for label in labels), \
+        "the graph holds no state with the error the model guards"
+    broken = {group.cycles(g): v for g, v in group_violations(graph, group.generators).items() if v}
+    assert not broken, "\n".join(f"{name}: {format_violations(v)}" for name, v in broken.items())
