@@ -50,6 +50,9 @@ a failure), and prints how many models it checked, how many had a non-trivial gr
 many disagreed with plain SPIN or failed an oracle:
 
     TOPSPIN_SOAK=200 pytest tests/test_random_models.py
+
+With ``TOPSPIN_SOAK_FAILURES=dir``, every model that fails a check is also written there, with
+its search and what the checks said (hypothesis goes on to shrink it).
 """
 
 from __future__ import annotations
@@ -121,9 +124,16 @@ def check_model(spec: ModelSpec, partial_order: bool, workdir: Path) -> None:
         if name != VERDICTS:
             event(f"check: {name}")
 
-    TALLY.update({"models": 1, "nontrivial group": order > 1, "nearly symmetric": spec.nearly_symmetric,
-                  "with errors": bool(plain.errors), "transition oracle": TRANSITIONS in found.ran,
-                  **{f"failed: {name}": name in found.failures for name in CHECKS}})
+    if found.failures and os.environ.get("TOPSPIN_SOAK_FAILURES"):
+        keep = Path(os.environ["TOPSPIN_SOAK_FAILURES"])
+        keep.mkdir(parents=True, exist_ok=True)
+        name = f"failure-{len(list(keep.glob('*.pml'))):03d}"
+        (keep / f"{name}.pml").write_text(found.source)
+        (keep / f"{name}.txt").write_text(f"{' '.join((*defines, *pan_args))}\n{found.report()}\n")
+    seen = {"models": True, "nontrivial group": order > 1, "nearly symmetric": spec.nearly_symmetric,
+            "with errors": bool(plain.errors), "transition oracle": TRANSITIONS in found.ran,
+            **{f"failed: {name}": name in found.failures for name in CHECKS}}
+    TALLY.update({key: int(value) for key, value in seen.items()})
     assert not found.failures, found.report()
 
 
@@ -137,6 +147,6 @@ def soak_figure(request):
                 f"group, {TALLY['nearly symmetric']} nearly symmetric, {TALLY['with errors']} with errors, "
                 f"{TALLY['transition oracle']} through the transition oracle; "
                 f"disagreements with plain SPIN: {TALLY['failed: verdicts']}; failures by check: {failed}")
-        reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is not None:
-            reporter.write_line(line)
+        capture = request.config.pluginmanager.get_plugin("capturemanager")
+        with capture.global_and_fixture_disabled():
+            print("\n" + line)
