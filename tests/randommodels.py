@@ -1,5 +1,5 @@
-"""Random small Promela models with symmetry, and with one symmetry-breaking defect, for
-property-based differential tests (tests/test_random_models.py, issue 5).
+"""Random small Promela models with symmetry, and with defects that single out a process, for
+property-based differential tests (tests/test_random_models.py, issues 5 and 11).
 
 Why
 ---
@@ -29,8 +29,10 @@ section, a racy one, a bounded resource, a notification, a request served later)
 two extra commands between any two local states.  A command that waits for something comes
 after the one that provides it, so that models run for a while before they block, if they do.
 The state space is bounded by the product of small data domains and of the places a copy can
-be inside a command (:meth:`ModelSpec.state_bound`); keeping that bound small (with fewer
-copies if need be) keeps pan's count at most about 10^4.  Some models violate ``assert(owner == _pid)`` (the racy section) or deadlock, so
+be inside a command (:meth:`ModelSpec.state_bound`); keeping that bound small (with smaller
+channels, fewer copies, atomic commands if need be) keeps pan's count at most a few 10^4, even
+searched past its errors (pan -c0, as the transition oracle searches).  Some models violate
+``assert(owner == _pid)`` (the racy section) or deadlock, so
 verdicts are compared as well as counts; an optional ``end:`` label on the loop makes blocking
 at the loop head a valid end state.
 
