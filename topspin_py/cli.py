@@ -133,8 +133,8 @@ def _add_detect(commands) -> None:
     detect_parser.add_argument("model", metavar="MODEL", help="the Promela model")
     detect_parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     detect_parser.add_argument("--explain", action="store_true",
-                               help="for each rejected candidate, show the normalised text before "
-                                    "and after the permutation")
+                               help="for each permutation that is rejected or left out because "
+                                    "it changes the text, show that text before and after it")
     detect_parser.add_argument("--group", type=Path, metavar="FILE",
                                help="use the generators in FILE (one per line, disjoint cycles over "
                                     "pids and channel names) instead of detecting them")
@@ -169,16 +169,25 @@ def _run_detect(args: argparse.Namespace) -> int:
         print(f"  orbit {{{', '.join(orbit)}}}")
     for reason in report["reasons"]:
         print(f"note: {reason}")
-    for entry in report["rejected"]:
-        where = f"{entry['where']}: " if entry["where"] else ""
-        print(f"rejected {entry['generator']}: {where}{entry['reason']}")
-        if args.explain and "original" in entry:
-            print(f"    original: {entry['original']}")
-            print(f"    permuted: {entry['permuted']}")
-    for entry in report["left_out"]:
-        where = f"{entry['where']}: " if entry["where"] else ""
-        print(f"not permuted {entry['permutation']}: {where}{entry['reason']}")
+    for heading, key, entries in (("rejected", "generator", report["rejected"]),
+                                  ("not permuted", "permutation", report["left_out"])):
+        for entry in entries:
+            where = f"{entry['where']}: " if entry["where"] else ""
+            print(f"{heading} {entry[key]}: {where}{entry['reason']}")
+            if "before" in entry:
+                _print_before_after(entry["before"], entry["after"])
     return EXIT_OK
+
+
+def _print_before_after(before: str, after: str | None, most_lines: int = 30) -> None:
+    """The text a permutation changes, as written and as the permutation makes it."""
+    for label, text in (("before", before), ("after", after)):
+        lines = (text or "(nothing)").splitlines()
+        if len(lines) > most_lines:
+            lines = lines[:most_lines] + [f"... ({len(lines) - most_lines} more lines)"]
+        print(f"    {label}:")
+        for line in lines:
+            print(f"        {line}")
 
 
 def _add_generate(commands) -> None:
