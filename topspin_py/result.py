@@ -157,7 +157,7 @@ class Result:
         lines = [f"{name + ':':16}{value}" for name, value in rows]
         lines += [f"    {message}" for message in self.error_messages]
         if self.interrupted and not self.complete:
-            search = "INTERRUPTED: the counts above are pan's statistics when it stopped (partial)"
+            search = "INTERRUPTED: partial statistics, pan's counts when it stopped"
         else:
             search = "complete" if self.complete else f"INCOMPLETE: {self.incomplete_reason}"
         if self.approximate:

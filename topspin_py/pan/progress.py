@@ -162,10 +162,13 @@ class ProgressDisplay:
     def _status(self) -> str:
         """The stage and how long it has run; for pan its memory, or its latest report."""
         elapsed = self._clock() - self._stage_started
-        if self._last_progress is not None:
-            return f"{format_progress(self._last_progress)}; running {elapsed:.0f} s"
+        if self._last_progress is not None:   # pan's latest report, and the time now
+            last = self._last_progress
+            return (f"pan: {_short(last.states)} states, {_short(last.transitions)} transitions, "
+                    f"depth {last.depth}, {last.memory_mb:.0f} MB, {_short(last.rate)} states/s; "
+                    f"{elapsed:.0f} s")
         memory = resident_mb(self._pid) if self._pid is not None else None
-        held = "" if memory is None else f", {memory:.0f} MB"
+        held = f", {memory:.0f} MB" if memory is not None and memory >= 1 else ""
         return f"topspin-py: {self._stage}, {elapsed:.0f} s{held}"
 
     def _show(self, text: str) -> None:
