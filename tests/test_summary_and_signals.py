@@ -283,6 +283,7 @@ def ours_left_in(tmpdir: Path) -> list[str]:
     return sorted(p.name for p in tmpdir.iterdir() if not p.name.startswith(".lark_cache"))
 
 
+@pytest.mark.slow
 def test_a_status_line_from_the_first_second_on_a_terminal(tmp_path):
     """On a terminal, each stage shows at once with its time, rewritten every second: pan's
     too, before its first report (which it prints after 10^6 states only)."""
@@ -313,6 +314,7 @@ def test_a_status_line_from_the_first_second_on_a_terminal(tmp_path):
     assert "\n" not in "".join(statuses)
 
 
+@pytest.mark.slow
 def test_ctrl_c_shows_pans_partial_statistics(tmp_path):
     model = write(tmp_path, LONG)
     tmpdir, kept = tmp_path / "tmp", tmp_path / "kept"
@@ -334,6 +336,7 @@ def test_ctrl_c_shows_pans_partial_statistics(tmp_path):
     assert ours_left_in(tmpdir) == [] and processes_working_in(kept) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stage, wait_for, how", [
     # gcc is compiling pan.c: SIGTERM to topspin-py alone (kill PID)
     ("gcc", r"^\$ \S*gcc ", "process"),
