@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from topspin_py.pan.progress import ProgressDisplay
 from topspin_py.verify import VerifyOptions, verify
 
 from modelgen import run_spin
@@ -281,6 +282,25 @@ def ours_left_in(tmpdir: Path) -> list[str]:
     """What is left in TMPDIR, but for lark's parser cache: lark keeps it there on purpose,
     across runs, from the first parse on."""
     return sorted(p.name for p in tmpdir.iterdir() if not p.name.startswith(".lark_cache"))
+
+
+def test_a_log_gets_a_line_for_a_stage_that_runs_long():
+    """Not on a terminal (a log, CI): a stage gets a line once it has run first_line_s, and
+    again every line_every_s while nothing else was printed; a short stage stays quiet.
+    (Intervals scaled down from 2 s and 10 s; the real run's lines are in the tests above.)"""
+    import io
+
+    log = io.StringIO()
+    display = ProgressDisplay(log, is_terminal=False, tick_s=0.01, first_line_s=0.2, line_every_s=0.5)
+    display.stage("spin -a: translating the model into pan.c")
+    time.sleep(0.05)                       # done before first_line_s: no line
+    display.stage("gcc -O2: compiling pan.c")
+    time.sleep(0.95)                       # lines at about 0.2 s and 0.7 s
+    display.finish()
+    lines = log.getvalue().splitlines()
+    assert [re.sub(r", \d+ s$", "", line) for line in lines] == ["topspin-py: gcc -O2: compiling pan.c"] * 2
+    seconds = [int(re.search(r"(\d+) s$", line).group(1)) for line in lines]
+    assert seconds == sorted(seconds) and seconds[-1] <= 1
 
 
 @pytest.mark.slow
