@@ -131,8 +131,10 @@ def _run_verify(args: argparse.Namespace) -> int:
     if result.disagreement is not None:
         print(f"{args.model}: error: {result.disagreement}", file=sys.stderr)
     if result.interrupted:
-        print("topspin-py: interrupted: pan stopped, and the statistics shown are those it had "
-              "so far", file=sys.stderr)
+        print("topspin-py: interrupted: " + (
+            "pan stopped, and the statistics shown are those it had so far" if not result.complete
+            else "the plain run of --compare did not finish, so there is no comparison"),
+            file=sys.stderr)
     return result.exit_status
 
 

@@ -196,7 +196,7 @@ class Result:
             words.append(f"bitstate ({details})" if details else "bitstate")
         else:
             words.append(self.storage.lower())
-        words += [mode[0].lower() + mode[1:] for mode in self.search_modes
+        words += [_lower_words(mode) for mode in self.search_modes
                   if mode not in ("Breadth-First Search", "Partial Order Reduction")]
         return ", ".join(words)
 
@@ -228,6 +228,13 @@ UNREACHED_SHOWN = 10   # statements in the summary; the JSON has all
 def _unreached_owner(block: Unreached) -> str:
     """``proctype P``, ``init``, ``claim never_0``: as pan's "unreached in" line names it."""
     return "init" if block.kind == "init" else f"{block.kind} {block.name}"
+
+
+def _lower_words(text: str) -> str:
+    """pan's capitalised words in lower case, its flags as they are: ``Graph Encoding (-DMA=23)``
+    -> ``graph encoding (-DMA=23)``."""
+    return " ".join(word if word[0] in "(-" or "=" in word or "." in word else word.lower()
+                    for word in text.split())
 
 
 def _without_prefix(warning: str) -> str:
