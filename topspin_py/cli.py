@@ -133,7 +133,8 @@ def _run_verify(args: argparse.Namespace) -> int:
     if result.interrupted:
         print("topspin-py: interrupted: " + (
             "pan stopped, and the statistics shown are those it had so far" if not result.complete
-            else "the plain run of --compare did not finish, so there is no comparison"),
+            else "the plain run of --compare did not finish, so there is no comparison" if args.compare
+            else "the search had finished, its result is above"),
             file=sys.stderr)
     return result.exit_status
 

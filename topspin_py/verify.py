@@ -331,7 +331,9 @@ def _search(binary: Path, pan_args: list[str], workdir: Path, model: Path,
         if run.interrupted:
             if not options.partial_on_interrupt or not report.has_summary:
                 raise KeyboardInterrupt   # (pan died before it could report: nothing to show)
-            return _Search(report, output, args, run.wall_s, _INTERRUPTED, interrupted=True)
+            # (pan may have finished just before the signal: then its report is complete)
+            reason = _INTERRUPTED if report.interrupted else _incomplete_reason(report, args, options)
+            return _Search(report, output, args, run.wall_s, reason, interrupted=True)
         if previous is not None and report.out_of_memory:
             # The deeper stack did not fit: the truncated search is the best answer we have.
             return _Search(previous.report, previous.output, previous.args, previous.wall_s,
