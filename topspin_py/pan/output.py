@@ -118,7 +118,8 @@ class PanReport:
     unreached: list[Unreached] = field(default_factory=list)
     claim: str | None = None           # the claim pan checked, by its procname ("p1", ":np_:")
     cycle_search: str | None = None    # "acceptance" (-a) or "non-progress" (-l); None: safety only
-    warnings: list[str] = field(default_factory=list)   # pan's own, in order, without repeats
+    warnings: list[str] = field(default_factory=list)   # pan's own, without repeats: its warnings,
+                                                        # then its depth-limit error, hints, a hash factor < 100
     interrupted: bool = False          # pan caught SIGINT: the counts are the statistics so far
     modes: list[str] = field(default_factory=list)   # the header's "+" lines: "Partial Order Reduction"
     storage: str | None = None         # "Full statespace", "Bit statespace", "Hash-Compact 4"
