@@ -6,7 +6,9 @@ baselines.  Each has an ``_add_<name>`` function and a line in ``build_parser``.
 
 Exit status: 0 no errors found, 1 pan found errors, 2 tool failure or bad input (a TopspinError
 is printed with ``render()``, never as a traceback) or, for ``verify --compare``, reduced and plain
-verdicts that differ (result.py), 130 interrupted.
+verdicts that differ (result.py), 130 interrupted (Ctrl-C; verify first shows pan's statistics
+so far), 128+N terminated by signal N (SIGTERM, SIGHUP), after the temporary files are removed
+and spin, gcc or pan stopped (pan/processes.py).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 
 from topspin_py import __version__
 from topspin_py.errors import TopspinError
+from topspin_py.pan.processes import Terminated, terminated_by_signals
 from topspin_py.pan.progress import ProgressDisplay
 from topspin_py.verify import STRATEGIES, VerifyOptions, verify
 
@@ -29,13 +32,17 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(_attach_option_values(argv))
     try:
-        return args.handler(args)
+        with terminated_by_signals():
+            return args.handler(args)
     except TopspinError as err:
         print(err.render(), file=sys.stderr)
         return EXIT_FAILURE
     except KeyboardInterrupt:
         print("\ntopspin-py: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Terminated as signalled:
+        print(f"\ntopspin-py: {signalled}; temporary files removed", file=sys.stderr)
+        return signalled.exit_status
     except BrokenPipeError:
         # stdout closed early (`topspin-py verify m.pml | head`): not an error of ours.
         # Point stdout at devnull so the interpreter's final flush does not complain again.
@@ -110,7 +117,8 @@ def _run_verify(args: argparse.Namespace) -> int:
         keep_dir=args.keep, force=args.force, on_progress=display, compare=args.compare,
         safety=args.safety, optimisation=args.optimisation,
         on_note=None if args.quiet else _to_stderr(display),
-        on_detail=_to_stderr(display) if args.verbose else None)
+        on_detail=_to_stderr(display) if args.verbose else None,
+        on_stage=display.stage if display is not None else None, partial_on_interrupt=True)
     try:
         result = verify(args.model, options)
     finally:
@@ -122,6 +130,12 @@ def _run_verify(args: argparse.Namespace) -> int:
         print(result.summary())
     if result.disagreement is not None:
         print(f"{args.model}: error: {result.disagreement}", file=sys.stderr)
+    if result.interrupted:
+        print("topspin-py: interrupted: " + (
+            "pan stopped, and the statistics shown are those it had so far" if not result.complete
+            else "the plain run of --compare did not finish, so there is no comparison" if args.compare
+            else "the search had finished, its result is above"),
+            file=sys.stderr)
     return result.exit_status
 
 
@@ -337,8 +351,9 @@ def _run_regress(args: argparse.Namespace) -> int:
 def _to_stderr(display: ProgressDisplay | None):
     def write(text: str) -> None:
         if display is not None:
-            display.finish()  # do not print over the updating progress line
-        print(text, file=sys.stderr)
+            display.note(text)  # not over the updating status line
+        else:
+            print(text, file=sys.stderr)
     return write
 
 
