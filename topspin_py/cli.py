@@ -186,10 +186,17 @@ def _add_generate(commands) -> None:
         "generate", allow_abbrev=False, help="write a symmetry-reduced pan.c for your own build",
         description="Run spin -a on MODEL in DIR, detect its symmetry, and write the "
                     "canonicaliser (topspin_sym.c, topspin_sym.h) and the patched pan.c there; "
-                    "print the gcc line that builds pan.")
+                    "print the gcc line that builds pan.",
+        epilog="DIR is marked as generate's own: running generate again (after the model "
+               "changed) writes spin's pan.* and the canonicaliser there again; other files "
+               "stay. The build line has the -D defines pan's sources test; a macro only the "
+               "model uses (-DN=3) is expanded by spin and left out.")
     parser.add_argument("model", metavar="MODEL", help="the Promela model")
     parser.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
-                        help="a new or empty directory")
+                        help="a new or empty directory, or one generate wrote before")
+    parser.add_argument("--force", action="store_true",
+                        help="write into DIR even if it holds files generate did not write "
+                             "(spin's pan.* there are replaced)")
     _add_build_options(parser)
     parser.set_defaults(handler=_run_generate)
 
@@ -208,26 +215,29 @@ def _add_build_options(parser) -> None:
 
 
 def _run_generate(args: argparse.Namespace) -> int:
-    from topspin_py.errors import UsageError
+    from topspin_py.codegen import own_build
     from topspin_py.pan import toolchain
+    from topspin_py.pan.flags import parse_define
     from topspin_py.pan.splice import SYM_MACRO
     from topspin_py.reduce import GENERATED_C, GENERATED_H, defines_the_reduction_needs, plan, reduce_in
 
     out: Path = args.output
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise UsageError(f"{out} exists and is not an empty directory",
-                         hint="name a new directory: generate never overwrites your files")
     model_path = Path(args.model)
-    model, group, strategy = plan(model_path, args.defines, args.strategy)
-    out.mkdir(parents=True, exist_ok=True)
+    defines = [parse_define(define) for define in args.defines]
+    model, group, strategy = plan(model_path, defines, args.strategy)
+    own_build.prepare_generate_dir(out, model_path, args.force, (GENERATED_C, GENERATED_H))
     tools = toolchain.find_toolchain()
-    toolchain.generate_pan(tools, model_path, str(model_path), list(args.defines), out)
-    needed = defines_the_reduction_needs(model, args.defines)
-    flags = [f"-D{define}" for define in (*args.defines, *needed)]
+    toolchain.generate_pan(tools, model_path, str(model_path), defines, out)
+    for_gcc, model_only = own_build.build_defines(
+        defines, own_build.pan_sources(out, (out / "pan.c").read_text(encoding="latin-1")))
+    needed = defines_the_reduction_needs(model, defines)
+    flags = [f"-D{define}" for define in (*for_gcc, *needed)]
     reduce_in(out, model, group, strategy, flags)
     print(f"wrote {out / 'pan.c'} (patched), {out / GENERATED_C}, {out / GENERATED_H}")
     print(f"group order {group.order}, strategy {strategy}")
-    print(f"build: cd {out} && gcc -O2 {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c")
+    if note := own_build.model_only_note(model_only):
+        print(f"note: {note}")
+    print(f"build: cd {shlex.quote(str(out))} && gcc -O2 {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c")
     return EXIT_OK
 
 
@@ -239,7 +249,11 @@ def _add_patch(commands) -> None:
                     "The symmetry respects the claims compiled into PAN_C: a never claim given "
                     "to spin with -N FILE is read again from FILE (relative to PAN_C's "
                     "directory) and checked against PAN_C; when it cannot be, nothing is "
-                    "patched.")
+                    "patched.",
+        epilog="Rerunnable, as in a Makefile: a PAN_C fresh from spin -a replaces an older "
+               "PAN_C.orig; a PAN_C patched before is patched again from PAN_C.orig. "
+               "The build line has the -D defines pan's sources test; a macro only the model "
+               "uses (-DN=3) is expanded by spin and left out.")
     parser.add_argument("pan_c", type=Path, metavar="PAN_C")
     parser.add_argument("--model", type=Path, required=True, metavar="MODEL")
     _add_build_options(parser)
@@ -247,33 +261,40 @@ def _add_patch(commands) -> None:
 
 
 def _run_patch(args: argparse.Namespace) -> int:
-    import shutil
-
+    from topspin_py.codegen import own_build
     from topspin_py.errors import UsageError
     from topspin_py.pan.claims import model_checked_by
+    from topspin_py.pan.flags import parse_define
     from topspin_py.pan.splice import SYM_MACRO
-    from topspin_py.reduce import GENERATED_C, defines_the_reduction_needs, plan, reduce_in
+    from topspin_py.reduce import GENERATED_C, GENERATED_H, defines_the_reduction_needs, plan, reduce_in
 
     pan_c: Path = args.pan_c
-    backup = pan_c.with_name(pan_c.name + ".orig")
+    backup = own_build.backup_of(pan_c)
     if not pan_c.is_file() or not (pan_c.parent / "pan.h").is_file():
         raise UsageError(f"{pan_c} (and pan.h beside it) not found", hint="run spin -a MODEL first")
     if pan_c.name != "pan.c":
         raise UsageError("the file must be SPIN's pan.c (pan.c #includes pan.h by that name)")
-    for existing in (backup, pan_c.parent / GENERATED_C):
-        if existing.exists():
-            raise UsageError(f"{existing} exists: the pan.c looks patched already",
-                             hint="regenerate pan.c with spin -a, or remove the file")
+    defines = [parse_define(define) for define in args.defines]
+    start = own_build.plan_patch(pan_c, (GENERATED_C, GENERATED_H))
     # The group must respect the claim pan.c checks, which may not be in MODEL (spin -a -N).
-    claimed, claims_line = model_checked_by(pan_c.parent, args.model, list(args.defines))
+    claimed, claims_line = model_checked_by(pan_c.parent, args.model, defines)
     print(claims_line)
-    model, group, strategy = plan(args.model, args.defines, args.strategy, model=claimed)
-    needed = defines_the_reduction_needs(model, args.defines)
-    shutil.copy2(pan_c, backup)
-    flags = [f"-D{define}" for define in (*args.defines, *needed)]
+    model, group, strategy = plan(args.model, defines, args.strategy, model=claimed)
+    needed = defines_the_reduction_needs(model, defines)
+    for_gcc, model_only = own_build.build_defines(
+        defines, own_build.pan_sources(pan_c.parent, start.original))
+    if start.repatch:
+        print(f"{pan_c} was patched before: patching SPIN's pan.c ({backup.name}) again")
+    elif start.replaces_backup:
+        print(f"{pan_c} is new from spin -a: it replaces the older {backup.name}")
+    own_build.write_patch_sources(pan_c, start)
+    flags = [f"-D{define}" for define in (*for_gcc, *needed)]
     reduce_in(pan_c.parent, model, group, strategy, flags)
     print(f"patched {pan_c} (original in {backup}); group order {group.order}, strategy {strategy}")
-    print(f"build: gcc -O2 {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c")
+    if note := own_build.model_only_note(model_only):
+        print(f"note: {note}")
+    where = "" if pan_c.parent == Path(".") else f"cd {shlex.quote(str(pan_c.parent))} && "
+    print(f"build: {where}gcc -O2 {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c")
     return EXIT_OK
 
 

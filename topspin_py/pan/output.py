@@ -56,6 +56,12 @@ _NON_PROGRESS_ON = re.compile(r"^\tnon-progress cycles\s+\+", re.M)
 #   pan: warning, stack incomplete
 # A warning may follow other text on its line: stdout is buffered, stderr is not.
 _WARNING = re.compile(r"(?:^|(?<=\S))((?:pan: )?warning[:,] .*)(?:\n(\(.*\)))?$", re.M)
+# A pan.c spliced by topspin-py says after the version line whether the reduction is compiled in
+# (pan/splice.py, REPORT_PREFIX):
+#   topspin-py: symmetry reduction on, group order 6, strategy segmented
+#   topspin-py: symmetry reduction off (pan.c built without -DTOPSPIN_SYM)
+_SYMMETRY = re.compile(r"^topspin-py: symmetry reduction (on|off)\b"
+                       r"(?:, group order (\d+|unknown), strategy ([\w-]+))?", re.M)
 _UNREACHED_HEADER = re.compile(r"^unreached in (proctype|init|claim)\s*(\S*)\s*$")
 _UNREACHED_COUNT = re.compile(r"^\s+\((\d+) of (\d+) states\)\s*$")
 
@@ -102,6 +108,9 @@ class PanReport:
     claim: str | None = None           # the claim pan checked, by its procname ("p1", ":np_:")
     cycle_search: str | None = None    # "acceptance" (-a) or "non-progress" (-l); None: safety only
     warnings: list[str] = field(default_factory=list)   # pan's own, in order, without repeats
+    symmetry: str | None = None        # "on" or "off" as a spliced pan says; None: not spliced
+    symmetry_group_order: int | None = None   # with "on": the group the canonicaliser reduces by
+    symmetry_strategy: str | None = None      # with "on": "segmented", "enumerate"
 
     @property
     def complete(self) -> bool:
@@ -169,6 +178,11 @@ def parse_pan_output(text: str) -> PanReport:
         report.cycle_search = "acceptance"
     elif _NON_PROGRESS_ON.search(text):
         report.cycle_search = "non-progress"
+    if match := _SYMMETRY.search(text):
+        report.symmetry = match.group(1)
+        if match.group(2) and match.group(2).isdigit():
+            report.symmetry_group_order = int(match.group(2))
+        report.symmetry_strategy = match.group(3)
     report.warnings = list(dict.fromkeys(
         " ".join(part for part in match.groups() if part) for match in _WARNING.finditer(text)))
     return report
