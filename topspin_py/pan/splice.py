@@ -21,7 +21,8 @@ so we patch its text, minimally and by pattern (§3.5, §8):
 
 Everything is guarded by ``-DTOPSPIN_SYM``.  Without it the wrappers expand to exactly the
 tokens SPIN wrote and the runtime is not compiled, so the patched pan.c *is* the original
-program, but for the report's line saying the reduction is off.  With it, a wrapped call becomes ``(topspin_canon_begin(), topspin_canon_end(call))``:
+program, but for the report's line saying the reduction is off.  With it, a wrapped call
+becomes ``(topspin_canon_begin(), topspin_canon_end(call))``:
 ``now`` is saved, canonicalised in place, hashed or stored, and restored -- the canonical form
 is stored while the search goes on from the actual state, so undo by reverse moves, trails
 and BFS queue copies stay valid, and every storage mode (hash table, -DCOLLAPSE, -DHC,
