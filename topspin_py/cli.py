@@ -303,17 +303,24 @@ def _add_regress(commands) -> None:
         "regress", allow_abbrev=False, help="check state counts against a baseline (for CI)",
         description="Recompute the state counts, transitions and verdicts of the runs listed in "
                     "BASELINE (JSON) and fail when one changed. With --update, add or refresh "
-                    "an entry (--model ...) or all entries.",
-        epilog="exit status: 0 all counts as recorded, 1 a count or verdict changed, 2 failure")
+                    "an entry (--model ...) or all entries. An entry that cannot be run (its "
+                    "model is missing, it fails, it exceeds --timeout) is reported, and the "
+                    "others are still run.",
+        epilog="exit status: 0 all counts as recorded, 1 a count or verdict changed, 2 an entry "
+               "could not be run, or another failure")
     regress_parser.add_argument("baseline", type=Path, metavar="BASELINE", help="the baseline JSON file")
     regress_parser.add_argument("--update", action="store_true",
                                 help="write the current counts into BASELINE (created if missing)")
     regress_parser.add_argument("--model", type=Path, metavar="MODEL",
                                 help="with --update: the model of the entry to add or refresh")
-    regress_parser.add_argument("--strategy", default="none", help="with --model: the strategy")
+    regress_parser.add_argument("--strategy", choices=STRATEGIES, default=None,
+                                help="with --model: the strategy (default: auto, as for verify)")
     _add_define_option(regress_parser, "for the run of the entry given with --model (repeatable)")
     regress_parser.add_argument("--pan", dest="pan_args", action="append", default=[], metavar="ARG",
                                 help="with --model: a pan argument of the run (repeatable)")
+    regress_parser.add_argument("--timeout", metavar="SECONDS",
+                                help="the time each entry may take (spin, gcc and pan); one that "
+                                     "takes longer is stopped and reported (default: no limit)")
     regress_parser.set_defaults(handler=_run_regress)
 
 
@@ -325,25 +332,35 @@ def _run_regress(args: argparse.Namespace) -> int:
         print(f"{key.label()}: {values['states_stored']} states, {values['transitions']} "
               f"transitions, {values['errors']} errors", file=sys.stderr)
 
-    single = args.model is not None or args.defines or args.pan_args or args.strategy != "none"
+    def show_problem(problem) -> None:
+        print(f"{problem.key.label()}: error: {problem.message}", file=sys.stderr)
+
+    single = args.model is not None or args.defines or args.pan_args or args.strategy is not None
     if single and not (args.update and args.model is not None):
         raise UsageError("--model, --strategy, -D and --pan describe an entry for --update",
                          hint="use `topspin-py regress BASELINE --update --model MODEL [...]`")
+    time_limit = None if args.timeout is None else regress.parse_time_limit(args.timeout)
     if args.update:
         key = None
         if args.model is not None:
             pan_args = tuple(word for value in args.pan_args for word in shlex.split(value))
-            key = regress.RunKey(regress.relative_model(args.baseline, args.model), args.strategy,
-                                 tuple(args.defines), pan_args)
-        entries = regress.update(args.baseline, key, on_entry=show)
-        print(f"{args.baseline}: {len(entries)} entries")
-        return EXIT_OK
-    changes = regress.check(args.baseline, on_entry=show)
-    if changes:
-        print(f"{args.baseline}: {len(changes)} change(s):\n" + regress.describe(changes))
-        return EXIT_ERRORS_FOUND
-    print(f"{args.baseline}: all entries as recorded")
-    return EXIT_OK
+            key = regress.RunKey(regress.relative_model(args.baseline, args.model),
+                                 args.strategy or regress.DEFAULT_STRATEGY, tuple(args.defines), pan_args)
+        outcome = regress.update(args.baseline, key, on_entry=show, on_problem=show_problem,
+                                 time_limit=time_limit)
+        print(f"{args.baseline}: {len(outcome.entries)} entries")
+    else:
+        outcome = regress.check(args.baseline, on_entry=show, on_problem=show_problem,
+                                time_limit=time_limit)
+        if outcome.changes:
+            print(f"{args.baseline}: {len(outcome.changes)} change(s):\n" + regress.describe(outcome.changes))
+        elif not outcome.problems:
+            print(f"{args.baseline}: all entries as recorded")
+    if outcome.problems:
+        print(f"{args.baseline}: {len(outcome.problems)} entr{'y' if len(outcome.problems) == 1 else 'ies'} "
+              f"could not be run:\n" + "\n".join(f"{p.key.label()}: {p.message}" for p in outcome.problems))
+        return EXIT_FAILURE
+    return EXIT_ERRORS_FOUND if outcome.changes else EXIT_OK
 
 
 def _to_stderr(display: ProgressDisplay | None):
