@@ -119,7 +119,9 @@ def check_writable(path: Path) -> None:
         raise _cannot_write(path, "the file is read-only")
     folder = path.parent
     if not folder.is_dir():
-        raise _cannot_write(path, f"{folder} is not a folder")
+        missing = any(not parent.exists() and parent.parent.is_dir() for parent in (folder, *folder.parents))
+        raise _cannot_write(path, f"its folder {folder} does not exist" if missing
+                            else f"{folder} is not a folder")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise _cannot_write(path, f"its folder {folder} is read-only (the baseline is "
                                   "replaced by a new file written beside it)")
@@ -127,7 +129,7 @@ def check_writable(path: Path) -> None:
 
 def _cannot_write(path: Path, why: str) -> UsageError:
     return UsageError(f"cannot write the baseline {path}: {why}",
-                      hint="make it writable, or check the counts without --update")
+                      hint="give a baseline in a folder you can write to, or check the counts without --update")
 
 
 def key_of(entry: dict) -> RunKey:
