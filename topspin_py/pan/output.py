@@ -73,6 +73,12 @@ _NON_PROGRESS_ON = re.compile(r"^\tnon-progress cycles\s+\+", re.M)
 #   pan: warning, stack incomplete
 # A warning may follow other text on its line: stdout is buffered, stderr is not.
 _WARNING = re.compile(r"(?:^|(?<=\S))((?:pan: )?warning[:,] .*)(?:\n(\(.*\)))?$", re.M)
+# A pan.c spliced by topspin-py says after the version line whether the reduction is compiled in
+# (pan/splice.py, REPORT_PREFIX):
+#   topspin-py: symmetry reduction on, group order 6, strategy segmented
+#   topspin-py: symmetry reduction off (pan.c built without -DTOPSPIN_SYM)
+_SYMMETRY = re.compile(r"^topspin-py: symmetry reduction (on|off)\b"
+                       r"(?:, group order (\d+|unknown), strategy ([\w-]+))?", re.M)
 _UNREACHED_HEADER = re.compile(r"^unreached in (proctype|init|claim)\s*(\S*)\s*$")
 _UNREACHED_COUNT = re.compile(r"^\s+\((\d+) of (\d+) states\)\s*$")
 
@@ -126,6 +132,9 @@ class PanReport:
     hash_factor: float | None = None   # bitstate: bits of the hash array per stored state
     bits_per_state: int | None = None  # bitstate: hash functions per state (-k)
     nominal_states: float | None = None  # BFS: stored minus atomic steps (rendezvous too with SYNC)
+    symmetry: str | None = None        # "on" or "off" as a spliced pan says; None: not spliced
+    symmetry_group_order: int | None = None   # with "on": the group the canonicaliser reduces by
+    symmetry_strategy: str | None = None      # with "on": "segmented", "enumerate"
 
     @property
     def complete(self) -> bool:
@@ -192,6 +201,11 @@ def parse_pan_output(text: str) -> PanReport:
         report.cycle_search = "acceptance"
     elif _NON_PROGRESS_ON.search(text):
         report.cycle_search = "non-progress"
+    if match := _SYMMETRY.search(text):
+        report.symmetry = match.group(1)
+        if match.group(2) and match.group(2).isdigit():
+            report.symmetry_group_order = int(match.group(2))
+        report.symmetry_strategy = match.group(3)
     report.interrupted = bool(_INTERRUPTED.search(text))
     report.modes = _header_modes(text)
     if match := _STORAGE.search(text):
