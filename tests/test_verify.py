@@ -501,3 +501,30 @@ def test_compare_decision_on_real_runs(tmp_path):
     assert reduced.disagreement.startswith("the verdicts differ: the reduced search (strategy "
                                            "segmented, group order 2) found 1 error(s), plain "
                                            "SPIN found none")
+
+
+def test_a_reduced_run_whose_pan_does_not_say_so_is_refused():
+    # pan prints "topspin-py: symmetry reduction on, group order N, ..." when the canonicaliser
+    # is compiled in (splice.py); a report without it, or with another order, is not the run
+    # verify meant, and must not be reported as a reduced result.
+    from types import SimpleNamespace
+
+    from topspin_py.errors import ToolchainError
+    from topspin_py.pan.output import parse_pan_output
+    from topspin_py.verify import _check_reduction_on
+
+    group = SimpleNamespace(order=6)
+    plain = parse_pan_output("(Spin Version 6.5.2 -- 6 December 2019)\n")
+    with pytest.raises(ToolchainError):
+        _check_reduction_on(plain, group)
+    off = parse_pan_output("(Spin Version 6.5.2 -- 6 December 2019)\n"
+                           "topspin-py: symmetry reduction off (pan.c built without -DTOPSPIN_SYM)\n")
+    with pytest.raises(ToolchainError):
+        _check_reduction_on(off, group)
+    other = parse_pan_output("(Spin Version 6.5.2 -- 6 December 2019)\n"
+                             "topspin-py: symmetry reduction on, group order 2, strategy segmented\n")
+    with pytest.raises(ToolchainError):
+        _check_reduction_on(other, group)
+    on = parse_pan_output("(Spin Version 6.5.2 -- 6 December 2019)\n"
+                          "topspin-py: symmetry reduction on, group order 6, strategy segmented\n")
+    _check_reduction_on(on, group)

@@ -84,6 +84,9 @@ class Result:
     hash_factor: float | None = None     # bitstate: bits of the hash array per state (best > 100)
     bits_per_state: int | None = None    # bitstate: hash functions per state (-kN)
     nominal_states: int | None = None    # BFS: states stored minus atomic steps
+    # Why the group is smaller than the model looks: detection's reasons and the permutations it
+    # left out, each with the place in the model (detect --explain shows the text).
+    symmetry_notes: list[str] = field(default_factory=list)
 
     @property
     def reduction(self) -> float | None:
@@ -155,6 +158,7 @@ class Result:
             ("errors", str(self.errors)),
         ]
         lines = [f"{name + ':':16}{value}" for name, value in rows]
+        lines[2:2] = self._symmetry_lines()
         lines += [f"    {message}" for message in self.error_messages]
         if self.interrupted and not self.complete:
             search = "INTERRUPTED: partial statistics, pan's counts when it stopped"
@@ -183,6 +187,15 @@ class Result:
         if self.disagreement is not None:
             lines.append(f"{'VERDICTS DIFFER:':16}{self.disagreement}")
         return "\n".join(lines)
+
+    def _symmetry_lines(self, most: int = 3, width: int = 160) -> list[str]:
+        """The reasons the group shrank, a line each and at most ``most`` of them."""
+        shown = [note if len(note) <= width else note[:width - 3] + "..."
+                 for note in self.symmetry_notes[:most]]
+        if len(self.symmetry_notes) > most:
+            shown.append(f"... and {len(self.symmetry_notes) - most} more "
+                         f"(topspin-py detect --explain {self.model})")
+        return [f"{'symmetry:' if i == 0 else '':16}{line}" for i, line in enumerate(shown)]
 
     def search_mode(self) -> str:
         """How pan searched, in words: ``depth-first, partial order reduction, full statespace``."""

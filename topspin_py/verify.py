@@ -122,6 +122,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         pan_args = list(choice.pan_args)
         group = None
         strategy = "none"
+        symmetry_notes: list[str] = []   # why the group is smaller than it looks (the summary)
         searched = model_as_searched(loaded, defines, pan_args)
         if options.strategy != "none":
             refuse_with_symmetry(pan_args, defines)
@@ -129,10 +130,15 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
             # Only the claim pan checks constrains the symmetry (-N name, -DNOCLAIM), and
             # accept or progress labels only a cycle search.
             group = detect(searched)
-            for reason in group.reasons:
-                note(f"symmetry: {reason}")
+            symmetry_notes += group.reasons
+            # One line per reason, with every permutation it rules out.
+            left_out: dict[str, list[str]] = {}
             for alpha, rejection in (*group.rejected, *group.left_out):
-                note(f"symmetry: not permuted {group.cycles(alpha)}: {rejection}")
+                left_out.setdefault(str(rejection), []).append(group.cycles(alpha))
+            symmetry_notes += [f"not permuted {', '.join(cycles)}: {reason}"
+                               for reason, cycles in left_out.items()]
+            for reason in symmetry_notes:   # the summary shows them too: stderr with --verbose
+                detail(f"symmetry: {reason}")
             strategy = choose_strategy(options.strategy, group)
             if strategy != "none":
                 needed = defines_the_reduction_needs(loaded, defines)
@@ -165,6 +171,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         search = _search(binary, pan_args, workdir, model, options, note, ran)
         if strategy != "none":
             _check_claim_checked(search.report, loaded, searched)
+            _check_reduction_on(search.report, group)
         trails = _save_trails(search.report, workdir, model, options.force) if options.save_trails else []
         if options.keep_dir is not None:
             (workdir / "spin.out").write_text(spin_output)
@@ -175,6 +182,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     result = _result(model, strategy, search, [str(path) for path, _ in trails], replay,
                      defines, flags, tools.spin_version, time.monotonic() - started)
     result.group_order = group.order if group is not None and strategy != "none" else 1
+    result.symmetry_notes = symmetry_notes
     result.exact = strategy == "none" or CANONICALISERS[strategy].exactness == "exact"
     result.claim = _claim_description(search.report.claim, loaded)
     result.search = _SEARCH_KINDS[search.report.cycle_search]
@@ -218,6 +226,16 @@ def _ltl_names(model: Model) -> list[str]:
         else:
             names.append(unit.name)
     return names
+
+
+def _check_reduction_on(report: PanReport, group) -> None:
+    """pan says in its report whether the canonicaliser was compiled in: a reduced run whose
+    pan says otherwise was not the run we meant (a stale binary, a lost -D)."""
+    if report.symmetry != "on" or report.symmetry_group_order != group.order:
+        said = "nothing" if report.symmetry is None else (
+            f"symmetry reduction {report.symmetry}, group order {report.symmetry_group_order}")
+        raise ToolchainError(f"pan was meant to reduce by a group of order {group.order}, but its "
+                             f"report says {said}", hint=_INTERNAL_HINT)
 
 
 def _check_claim_checked(report: PanReport, model: Model, searched: Model) -> None:
