@@ -289,7 +289,7 @@ def test_depth_growth_does_not_multiply_the_run_time(tmp_path):
     model = write(tmp_path, COUNTER.replace("short n", "int n").replace("{N}", str(n)))
     run = topspin("verify", "m.pml", "--json", "--verbose", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
-    assert pan_commands(run.stderr) == [" -m10000", " -m100000 -b", " -m1000000 -b"]
+    assert pan_commands(run.stderr) == ["", " -m100000 -b", " -m1000000 -b"]
     result = json.loads(run.stdout)
     assert result["complete"] and result["states_stored"] == 2 * n + 3
     assert result["pan_args"] == ["-m1000000"]   # -b made no difference to a run that fits

@@ -358,7 +358,7 @@ def _search(binary: Path, pan_args: list[str], workdir: Path, model: Path,
         return reported(search, _incomplete_reason(search.report, pan_args, "yours"))
     limit = panflags.DEFAULT_DEPTH_LIMIT
     cap = max(options.max_depth_limit, limit)
-    args = panflags.with_depth_limit(pan_args, limit)
+    args = list(pan_args)   # pan's default limit: as spin -run runs it
     first, _ = attempt(args)
     report = first.report
     if not report.depth_limit_hit or report.errors or limit >= cap:
