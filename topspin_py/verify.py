@@ -52,7 +52,7 @@ from topspin_py.pan.claims import accept_labels
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.pan.progress import Progress, ProgressWatcher
 from topspin_py.pan.splice import SYM_MACRO
-from topspin_py.promela import build_model, load_model, parse_file
+from topspin_py.promela import ast, build_model, load_model, parse_file
 from topspin_py.promela.model import Model
 from topspin_py.reduce import GENERATED_C, choose_strategy, defines_the_reduction_needs, reduce_in
 from topspin_py.result import PlainRun, Result
@@ -171,8 +171,6 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         replay_args = [*(f"-D{define}" for define in defines), *spin_options.shown]
         trails = (_save_trails(search.report, workdir, model, options.keep_dir, replay_args)
                   if options.save_trails else _SavedTrails([], None, []))
-        for text in trails.notes:
-            note(f"trail: {text}")
         shortest = (_trail_depth(trails.paths[0]) if trails.paths and panflags.iterative(search.args)
                     else None)
         if options.keep_dir is not None:
@@ -286,7 +284,13 @@ def _load_model(model: Path, defines: list[str], claim: str | None = None) -> Mo
         wrapper = Path(name) / "never_claim_from_spin_-f.pml"
         quoted = str(model.resolve()).replace("\\", "\\\\").replace('"', '\\"')
         wrapper.write_text(f'#include "{quoted}"\n{claim}')
-        return build_model(parse_file(wrapper, tuple(defines)), str(model))
+        spec = parse_file(wrapper, tuple(defines))
+    # spin numbers the -f claim before the model's own claims (pan's default is the first):
+    # so does our model, for the claim the symmetry must respect to be pan's.
+    added = [unit for unit in spec.units
+             if isinstance(unit, ast.Never) and unit.pos is not None and unit.pos.file == str(wrapper)]
+    rest = [unit for unit in spec.units if not any(unit is claim_unit for claim_unit in added)]
+    return build_model(ast.replace(spec, units=[*added, *rest]), str(model))
 
 
 @contextlib.contextmanager
@@ -425,6 +429,9 @@ def _incomplete_reason(report: PanReport, args: list[str], limit_from: str,
                 f"pass a larger one with -mN")
     if report.time_limit_hit:
         return "pan's time limit (-Q) was reached"
+    counts = [arg for arg in args if arg.startswith("-c") and arg[2:].isdigit()]
+    if report.stopped_early and report.errors and counts and counts[-1] != "-c1":
+        return f"pan stopped at error {counts[-1][2:]} ({counts[-1]}; -c0 searches on past every error)"
     if report.stopped_early and report.errors:
         return "pan stopped at the first error (-c0 searches on past errors)"
     if report.stopped_early:
