@@ -231,6 +231,31 @@ def test_formula_claim_is_seen_by_the_symmetry(tmp_path):
     assert (same.states_stored, same.transitions) == (reference["states"], reference["transitions"])
 
 
+def test_formula_claim_is_numbered_as_spin_numbers_it(tmp_path):
+    # spin adds the -F claim after the model's own never claim (pan.t: never_0 is the model's,
+    # never_1 the formula's) and pan checks never_0 by default: the symmetric claim, so all
+    # three processes stay interchangeable.  With -N never_1 pan checks the formula's claim,
+    # which names c[0]: the group must shrink to the swap of processes 1 and 2.
+    # The formula comes from a file (-F), given relative to where verify runs.
+    text = TOGGLES + "never { do :: c[0] + c[1] + c[2] < 4 od }\n"
+    (tmp_path / "ours").mkdir()
+    (tmp_path / "ours" / "f.ltl").write_text("<> (c[0] == 2)\n")
+    plain = write(tmp_path / "spin", text)
+    spin = subprocess.run(["spin", "-F", str(tmp_path / "ours" / "f.ltl"), "-a", plain.name],
+                          cwd=plain.parent, capture_output=True, text=True)
+    assert "defaults to -N never_0" in spin.stdout
+    pan_t = (plain.parent / "pan.t").read_text()
+    model_claim = re.search(r"/\* proctype \d+: never_0 \*/(.*?)(?=/\* proctype|\Z)", pan_t, re.S).group(1)
+    assert "c[0]+c[1]" in model_claim   # never_0 is the model's own claim
+    model = write(tmp_path / "ours", text)
+    default = json.loads(topspin("verify", "-F", "f.ltl", "m.pml", "--json", cwd=model.parent).stdout)
+    assert default["claim"] == "never claim never_0" and default["group_order"] == 6
+    chosen = topspin("verify", "-F", "f.ltl", "m.pml", "-N", "never_1", "--json", cwd=model.parent)
+    assert chosen.returncode == 0, chosen.stderr
+    result = json.loads(chosen.stdout)
+    assert result["claim"] == "never claim never_1" and result["group_order"] == 2
+
+
 def test_cc_and_cflags_come_from_the_environment(tmp_path):
     compiler = shutil.which("clang") or shutil.which("cc")
     if compiler is None:

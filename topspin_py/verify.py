@@ -52,7 +52,7 @@ from topspin_py.pan.claims import accept_labels
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.pan.progress import Progress, ProgressWatcher
 from topspin_py.pan.splice import SYM_MACRO
-from topspin_py.promela import ast, build_model, load_model, parse_file
+from topspin_py.promela import build_model, load_model, parse_file
 from topspin_py.promela.model import Model
 from topspin_py.reduce import GENERATED_C, choose_strategy, defines_the_reduction_needs, reduce_in
 from topspin_py.result import PlainRun, Result
@@ -284,13 +284,9 @@ def _load_model(model: Path, defines: list[str], claim: str | None = None) -> Mo
         wrapper = Path(name) / "never_claim_from_spin_-f.pml"
         quoted = str(model.resolve()).replace("\\", "\\\\").replace('"', '\\"')
         wrapper.write_text(f'#include "{quoted}"\n{claim}')
-        spec = parse_file(wrapper, tuple(defines))
-    # spin numbers the -f claim before the model's own claims (pan's default is the first):
-    # so does our model, for the claim the symmetry must respect to be pan's.
-    added = [unit for unit in spec.units
-             if isinstance(unit, ast.Never) and unit.pos is not None and unit.pos.file == str(wrapper)]
-    rest = [unit for unit in spec.units if not any(unit is claim_unit for claim_unit in added)]
-    return build_model(ast.replace(spec, units=[*added, *rest]), str(model))
+        # After the model, as spin adds it: its never claims come before this one, and this
+        # one before the ltl formulas (pan's default claim is the first; model.keeping_claim).
+        return build_model(parse_file(wrapper, tuple(defines)), str(model))
 
 
 @contextlib.contextmanager
