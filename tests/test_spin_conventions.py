@@ -131,6 +131,11 @@ def test_trail_is_pans_own_name_and_the_next_run_replaces_it(tmp_path):
     assert re.search(r"^replay:\s+spin -t -p m\.pml$", second.stdout, re.M)
     replay = subprocess.run(["spin", "-t", "-p", "m.pml"], cwd=model.parent, capture_output=True, text=True)
     assert "assertion violated" in replay.stdout
+    # A run without an error leaves the trail, as pan does, and says it is an earlier run's.
+    model.write_text(ASSERTION.replace("assert(x != 2)", "assert(x != 3)"))
+    clean = topspin("verify", "m.pml", cwd=model.parent)
+    assert clean.returncode == 0, clean.stderr
+    assert re.search(r"^trail note:\s+m\.pml\.trail is an earlier run's", clean.stdout, re.M)
 
 
 def test_iterative_shortening_leaves_one_trail_the_shortest(tmp_path):

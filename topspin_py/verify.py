@@ -498,6 +498,10 @@ def _save_trails(report: PanReport, workdir: Path, model: Path, keep_dir: Path |
             notes.append(f"replaced the previous {target}")
         paths.append(target)
         replay = replay or _replay_command(model, spin_args, [_trail_flag(model, name)])
+    stale = model.with_name(model.name + ".trail")
+    if not report.trail_files and stale.exists():
+        # pan leaves it too, and spin -t would replay it: say it is not this run's.
+        notes.append(f"{stale} is an earlier run's: this run wrote no trail")
     return _SavedTrails(paths, replay, notes)
 
 
