@@ -226,6 +226,9 @@ def test_formula_claim_is_seen_by_the_symmetry(tmp_path):
     model = write(tmp_path / "ours", TOGGLES)
     plain = verify(model, VerifyOptions())
     assert plain.group_order == 6
+    run = topspin("verify", "--spin", "-f", formula, "m.pml", "--json", cwd=model.parent)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["group_order"] == 2   # the CLI's --spin -f FORMULA: the same
     claimed = verify(model, VerifyOptions(spin_args=("-f", formula)))
     assert claimed.claim == "never claim never_0"
     assert claimed.group_order == 2   # only P:1 <-> P:2, which fixes c[0]

@@ -422,6 +422,9 @@ def _spin_style(argv: list[str]) -> list[str]:
         elif word == "--pan" and following == "-N" and i + 1 < len(words) and not words[i + 1].startswith("-"):
             out += ["--pan=-N", "--pan=" + shlex.quote(words[i + 1])]   # --pan -N NAME: pan's form
             i += 2
+        elif word == "--spin" and following in ("-f", "-F") and i + 1 < len(words):
+            out.append("--spin=" + shlex.join([following, words[i + 1]]))   # --spin -f FORMULA
+            i += 2
         elif word in _VERIFY_OPTIONS or word.startswith("--") or word.startswith("-D") or not word.startswith("-"):
             out.append(word)
             if _VERIFY_OPTIONS.get(word) and following is not None:
