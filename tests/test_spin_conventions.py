@@ -216,6 +216,22 @@ def test_spin_generation_option_passes_through(tmp_path):
         assert (result["states_stored"], result["transitions"]) == (unmerged["states"], unmerged["transitions"])
 
 
+def test_include_directory_reaches_both_preprocessors(tmp_path):
+    # spin -E-IDIR hands -IDIR to its preprocessor; our front end must read the same header.
+    text = '#include "limit.h"\nbyte x;\nactive proctype P() { do :: x < LIMIT -> x++ :: else -> break od }\n'
+    for side in ("spin", "ours"):
+        (tmp_path / side / "headers").mkdir(parents=True)
+        (tmp_path / side / "headers" / "limit.h").write_text("#define LIMIT 7\n")
+    reference = spin_run(text, tmp_path / "spin", "-E-Iheaders", "-run")
+    assert reference["states"] == 2 * 7 + 3   # the counter of small_models.COUNTER, to LIMIT
+    model = write(tmp_path / "ours", text)
+    run = topspin("verify", "m.pml", "-E-Iheaders", "--json", cwd=model.parent)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["states_stored"] == reference["states"]
+    without = topspin("verify", "m.pml", cwd=model.parent)
+    assert without.returncode == 2 and "limit.h" in without.stderr and "Traceback" not in without.stderr
+
+
 def test_formula_claim_is_seen_by_the_symmetry(tmp_path):
     # The claim from -f names c[0]: swapping process 0 with another would not preserve it, so
     # the group must shrink to what fixes process 0, and the counts stay exact.  Without the

@@ -71,8 +71,9 @@ def _add_verify(commands) -> None:
                     "-noreduce, -bfs, -bitstate, -collapse, -hc, -noclaim, -np become -D flags, -ltl NAME\n"
                     "is -N NAME, -O0...-O3 is --gcc-opt. Words before -run are spin's own options:\n"
                     "-o1...-o5, -f FORMULA, -F FILE (a never claim from an LTL formula, which the\n"
-                    "symmetry detection sees); -o1...-o5 and -F also work without -run, and any of\n"
-                    "them with --spin. Without -run, -f is pan's weak fairness, as after -run.\n"
+                    "symmetry detection sees), -E-IDIR (an include directory for the preprocessor);\n"
+                    "-o1...-o5, -F and -E-I also work without -run, and any of them with --spin.\n"
+                    "Without -run, -f is pan's weak fairness, as after -run.\n"
                     "pan is compiled with $CC (default gcc) and $CFLAGS, as make does.\n\n"
                     "Depth limit: your -mN is used as given; if pan reaches it, the search is\n"
                     "reported incomplete, as pan does. Without -m, the first run is spin -run's\n"
@@ -435,7 +436,8 @@ def _spin_style(argv: list[str]) -> list[str]:
                 raise UsageError(f"spin {word} needs a value", hint="-f 'LTL formula' or -F FILE")
             out.append("--spin=" + shlex.join([word, following]))
             i += 1
-        elif spin_phase or (len(word) == 3 and word.startswith("-o") and word[2].isdigit()):
+        elif spin_phase or (len(word) == 3 and word.startswith("-o") and word[2].isdigit()) \
+                or word.startswith("-E-I"):
             out.append("--spin=" + shlex.quote(word))
         elif word in RUN_SHORTHANDS:
             out.append("-D" + RUN_SHORTHANDS[word])

@@ -111,10 +111,12 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     tools = toolchain.find_toolchain()
     for warning in tools.warnings:
         note(warning)
-    loaded = _load_model(model, defines)
+    cpp_flags = spin_options.cpp_flags
+    loaded = _load_model(model, defines, cpp_flags)
     if spin_options.formula_args:
         # spin -a -f adds the formula's never claim to the model: the symmetry must see it.
-        loaded = _load_model(model, defines, toolchain.never_claim_from_ltl(tools, spin_options.formula_args))
+        loaded = _load_model(model, defines, cpp_flags,
+                             toolchain.never_claim_from_ltl(tools, spin_options.formula_args))
 
     with _work_directory(options.keep_dir) as workdir:
         ran(toolchain.spin_command(tools, model, defines, spin_args=spin_options.args))
@@ -273,12 +275,13 @@ def refuse_with_symmetry(pan_args: list[str], defines: list[str]) -> None:
                          "not their canonical forms", hint="add -DNOREDUCE")
 
 
-def _load_model(model: Path, defines: list[str], claim: str | None = None) -> Model:
+def _load_model(model: Path, defines: list[str], cpp_flags: tuple[str, ...] = (),
+                claim: str | None = None) -> Model:
     """Parse the model with our own front end, so syntax errors point into the user's file.
     The Model feeds the symmetry stage.  ``claim``: a never claim spin adds (-f, -F), read
     after the model as spin reads it, so that the model's macros apply to it."""
     if claim is None:
-        return load_model(model, defines=tuple(defines))
+        return load_model(model, tuple(defines), cpp_flags)
     with tempfile.TemporaryDirectory(prefix="topspin-claim-") as name:
         # The name shows in messages about the claim's lines (a symmetry it breaks).
         wrapper = Path(name) / "never_claim_from_spin_-f.pml"
@@ -286,7 +289,7 @@ def _load_model(model: Path, defines: list[str], claim: str | None = None) -> Mo
         wrapper.write_text(f'#include "{quoted}"\n{claim}')
         # After the model, as spin adds it: its never claims come before this one, and this
         # one before the ltl formulas (pan's default claim is the first; model.keeping_claim).
-        return build_model(parse_file(wrapper, tuple(defines)), str(model))
+        return build_model(parse_file(wrapper, tuple(defines), cpp_flags), str(model))
 
 
 @contextlib.contextmanager

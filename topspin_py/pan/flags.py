@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from topspin_py.errors import UsageError
 from topspin_py.promela.model import ANY_CLAIM, FIRST_CLAIM, NO_CLAIM
@@ -268,18 +269,29 @@ class SpinOptions:
     args: tuple[str, ...] = ()           # for spin -a, files made absolute (spin runs elsewhere)
     shown: tuple[str, ...] = ()          # as the user gave them (for the replay command)
     formula_args: tuple[str, ...] = ()   # ("-f", FORMULA) or ("-F", /abs/FILE), or ()
+    cpp_flags: tuple[str, ...] = ()      # -E-Idir's "-I/abs/dir": for our preprocessor as for spin's
 
 
 def parse_spin_args(words: tuple[str, ...] | list[str]) -> SpinOptions:
     """Check spin's options; anything verify cannot honour is refused with a reason."""
-    from pathlib import Path
-
     args: list[str] = []
     shown: list[str] = []
     formula: tuple[str, ...] = ()
+    cpp_flags: list[str] = []
     items = iter(words)
     for word in items:
-        if word in _GENERATION_OPTIONS:
+        if word.startswith("-E-I") and len(word) > 4:
+            # spin's way to an include directory: -E hands the rest to its preprocessor.
+            directory = Path(word[4:])
+            if not directory.is_dir():
+                raise UsageError(f"spin {word}: include directory not found: {directory}")
+            cpp_flags.append(f"-I{directory.resolve()}")
+            args.append(f"-E{cpp_flags[-1]}")
+            shown.append(word)
+        elif word.startswith("-E"):
+            raise UsageError(f"spin {word}: verify hands only include directories (-E-IDIR) to "
+                             "spin's preprocessor", hint="give macros with -DNAME[=VALUE]")
+        elif word in _GENERATION_OPTIONS:
             args.append(word)
             shown.append(word)
         elif word in _READING_OPTIONS:
@@ -302,9 +314,10 @@ def parse_spin_args(words: tuple[str, ...] | list[str]) -> SpinOptions:
             shown.extend((word, value))
         else:
             raise UsageError(f"spin option '{word}' is not supported by verify",
-                             hint="supported: -o1 ... -o5, -f FORMULA, -F FILE (and -D for the "
-                                  "preprocessor); other spin options do not apply to a verification")
-    return SpinOptions(tuple(args), tuple(shown), formula)
+                             hint="supported: -o1 ... -o5, -f FORMULA, -F FILE, -E-IDIR (and -D "
+                                  "for the preprocessor); other spin options do not apply to a "
+                                  "verification")
+    return SpinOptions(tuple(args), tuple(shown), formula, tuple(cpp_flags))
 
 
 # spin -run's shorthands (spin 6.5.2, main.c, pats[]): each becomes a -D for pan's build.
