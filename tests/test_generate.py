@@ -31,12 +31,16 @@ def test_generate_writes_a_pan_that_stores_one_state_per_orbit(corpus, tmp_path)
     assert build_and_run(out, ["-DSAFETY", "-DNOREDUCE", "-DTOPSPIN_SYM"], ["-m100000"]) == (3902, 11951)
     # Without the macro the patched pan.c is SPIN's own verifier.
     assert build_and_run(out, ["-DSAFETY", "-DNOREDUCE"], ["-m100000"]) == (23256, 71006)
-    # It never writes into a directory that holds files.
-    again = cli("generate", str(corpus / "topspin/email3.p"), "-o", str(out))
-    assert again.returncode == 2 and "not an empty directory" in again.stderr
+    # It never writes into a directory that holds files it did not write.
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    again = cli("generate", str(corpus / "topspin/email3.p"), "-o", str(foreign))
+    assert again.returncode == 2 and "generate did not write it" in again.stderr
+    assert [p.name for p in foreign.iterdir()] == ["notes.txt"]
 
 
-def test_patch_keeps_a_backup_and_refuses_twice(corpus, tmp_path):
+def test_patch_keeps_a_backup_and_patches_again(corpus, tmp_path):
     shutil.copy(corpus / "topspin/mutex5.p", tmp_path / "m.pml")
     subprocess.run(["spin", "-a", "m.pml"], cwd=tmp_path, check=True, capture_output=True)
     original = (tmp_path / "pan.c").read_text(encoding="latin-1")
@@ -44,8 +48,13 @@ def test_patch_keeps_a_backup_and_refuses_twice(corpus, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "pan.c.orig").read_text(encoding="latin-1") == original
     assert build_and_run(tmp_path, ["-DSAFETY", "-DNOREDUCE", "-DTOPSPIN_SYM"]) == (12, 47)
-    again = cli("patch", str(tmp_path / "pan.c"), "--model", str(tmp_path / "m.pml"))
-    assert again.returncode == 2 and "patched already" in again.stderr and "Traceback" not in again.stderr
+    # Patched twice, it patches SPIN's pan.c again (pan.c.orig stays SPIN's).
+    patched = (tmp_path / "pan.c").read_text(encoding="latin-1")
+    again = cli("patch", str(tmp_path / "pan.c"), "--model", str(tmp_path / "m.pml"), "-DSAFETY")
+    assert again.returncode == 0 and "was patched before" in again.stdout, again.stderr
+    assert (tmp_path / "pan.c.orig").read_text(encoding="latin-1") == original
+    assert (tmp_path / "pan.c").read_text(encoding="latin-1") == patched
+    assert build_and_run(tmp_path, ["-DSAFETY", "-DNOREDUCE", "-DTOPSPIN_SYM"]) == (12, 47)
 
 
 def test_breadth_first_builds_get_the_chains_of_inits_atomic_start_up(corpus, tmp_path):

@@ -52,7 +52,7 @@ def test_a_changed_count_fails_with_a_readable_diff(tmp_path):
     baseline.write_text(json.dumps(data))
     proc = regress(str(baseline))
     assert proc.returncode == 1
-    assert "counter.pml --strategy none: states_stored was 14, now 13" in proc.stdout
+    assert "counter.pml --strategy auto: states_stored was 14, now 13" in proc.stdout
     # --update alone refreshes every entry, and the baseline holds again.
     assert regress(str(baseline), "--update").returncode == 0
     assert regress(str(baseline)).returncode == 0

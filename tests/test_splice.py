@@ -26,8 +26,9 @@ from conftest import MODELS, corpus_files
 from modelgen import read_header
 from topspin_py.errors import ToolchainError
 from topspin_py.pan.output import parse_pan_output
-from topspin_py.pan.splice import (CHECK_MACRO, PATCH_POINTS, SUPPORTED_BANNER, SYM_MACRO,
-                                   SpliceError, spin_version, splice, splice_file, splice_pan_c)
+from topspin_py.pan.splice import (CHECK_MACRO, PATCH_POINTS, REPORT_PREFIX, SUPPORTED_BANNER,
+                                   SYM_MACRO, SpliceError, spin_version, splice, splice_file,
+                                   splice_pan_c)
 
 GENERATED = "sym_gen.c"
 
@@ -285,7 +286,14 @@ def test_patch_points_and_header(toggle_pan_c):
     lines = text.splitlines()
     assert lines[result.header_line - 1] == '#include "pan.h"'
     assert "topspin-py: symmetry reduction splice" in lines[result.header_line]
-    assert text.rstrip().endswith(f'#include "{GENERATED}"\n#endif /* {SYM_MACRO} */')
+    footer = text[text.index("/* ==== topspin-py: symmetry reduction runtime"):]
+    assert text.index("/* end of pan.c */") < text.index(footer)
+    assert footer.startswith(f"/* ==== topspin-py: symmetry reduction runtime and canonicaliser ==== */\n"
+                             f"#ifdef {SYM_MACRO}\n")
+    assert f'#include "{GENERATED}"\n' in footer and footer.rstrip().endswith(f"#endif /* {SYM_MACRO} */")
+    # the report's first line is followed by ours (on or off)
+    assert result.report_line == toggle_pan_c[:toggle_pan_c.index('printf("\\n(%s)\\n", SpinVersion)')].count("\n") + 1
+    assert '\tTOPSPIN_REPORT(printf("\\n(%s)\\n", SpinVersion));' in text
     # every wrapped call reads the same as before inside its wrapper
     assert "II = TOPSPIN_STORE(h_store((char *)&now, vsize));" in text
     assert "#define onstack_zap()\tTOPSPIN_STORE(g_store((char *) &now, vsize, 4))" in text
@@ -298,7 +306,7 @@ def test_patch_points_and_header(toggle_pan_c):
                  + text[text.index(header_end) + len(header_end):
                         text.index("/* ==== topspin-py: symmetry reduction runtime")])
     call = r"[a-z_]+\((?:[^()]|\([^()]*\))*\)"     # onstack_now(), h_store((char *)&now, vsize)
-    unwrapped = re.sub(rf"TOPSPIN_(?:STORE|STACK_TEST|STACK_OP)\(({call})\)", r"\1", unwrapped)
+    unwrapped = re.sub(rf"TOPSPIN_(?:STORE|STACK_TEST|STACK_OP|REPORT)\(({call})\)", r"\1", unwrapped)
     assert unwrapped == toggle_pan_c
 
 
@@ -397,7 +405,18 @@ def test_without_the_macro_the_preprocessed_program_is_the_original(tmp_path, to
                               capture_output=True, text=True, check=True)
         return "".join(done.stdout.split())   # token-identical up to white space
 
-    assert preprocessed("spliced.c") == preprocessed("plain.c")
+    # The one addition: pan's report says the reduction is off (the call after its version
+    # line, the function's declaration and its definition).  Without them, SPIN's program.
+    spliced = preprocessed("spliced.c")
+    off_line = "".join(f"{REPORT_PREFIX}off (pan.c built without -D{SYM_MACRO})".split())
+    additions = [(re.escape("voidtopspin_report(void);"), ""),
+                 # SpinVersion is a macro: the version line as gcc -E spells it
+                 (r'\(\(void\)\((printf\("\\n\(%s\)\\n","[^"]*"\))\),topspin_report\(\)\)', r"\1"),
+                 (re.escape('voidtopspin_report(void){printf("' + off_line + '\\n");}'), "")]
+    for added, original in additions:
+        spliced, found = re.subn(added, original, spliced)
+        assert found == 1, added
+    assert spliced == preprocessed("plain.c")
 
 
 # ----------------------------------------------- the same counts, with and without the macro

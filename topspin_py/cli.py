@@ -6,7 +6,9 @@ baselines.  Each has an ``_add_<name>`` function and a line in ``build_parser``.
 
 Exit status: 0 no errors found, 1 pan found errors, 2 tool failure or bad input (a TopspinError
 is printed with ``render()``, never as a traceback) or, for ``verify --compare``, reduced and plain
-verdicts that differ (result.py), 130 interrupted.
+verdicts that differ (result.py), 130 interrupted (Ctrl-C; verify first shows pan's statistics
+so far), 128+N terminated by signal N (SIGTERM, SIGHUP), after the temporary files are removed
+and spin, gcc or pan stopped (pan/processes.py).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 
 from topspin_py import __version__
 from topspin_py.errors import TopspinError
+from topspin_py.pan.processes import Terminated, terminated_by_signals
 from topspin_py.pan.progress import ProgressDisplay
 from topspin_py.verify import STRATEGIES, VerifyOptions, verify
 
@@ -29,13 +32,17 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         args = build_parser().parse_args(_attach_option_values(_spin_style(argv)))
-        return args.handler(args)
+        with terminated_by_signals():
+            return args.handler(args)
     except TopspinError as err:
         print(err.render(), file=sys.stderr)
         return EXIT_FAILURE
     except KeyboardInterrupt:
         print("\ntopspin-py: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Terminated as signalled:
+        print(f"\ntopspin-py: {signalled}; temporary files removed", file=sys.stderr)
+        return signalled.exit_status
     except BrokenPipeError:
         # stdout closed early (`topspin-py verify m.pml | head`): not an error of ours.
         # Point stdout at devnull so the interpreter's final flush does not complain again.
@@ -138,7 +145,8 @@ def _run_verify(args: argparse.Namespace) -> int:
         keep_dir=args.keep, on_progress=display, compare=args.compare,
         safety=args.safety, optimisation=args.optimisation,
         on_note=None if args.quiet else _to_stderr(display),
-        on_detail=_to_stderr(display) if args.verbose else None)
+        on_detail=_to_stderr(display) if args.verbose else None,
+        on_stage=display.stage if display is not None else None, partial_on_interrupt=True)
     try:
         result = verify(args.model, options)
     finally:
@@ -150,6 +158,12 @@ def _run_verify(args: argparse.Namespace) -> int:
         print(result.summary())
     if result.disagreement is not None:
         print(f"{args.model}: error: {result.disagreement}", file=sys.stderr)
+    if result.interrupted:
+        print("topspin-py: interrupted: " + (
+            "pan stopped, and the statistics shown are those it had so far" if not result.complete
+            else "the plain run of --compare did not finish, so there is no comparison" if args.compare
+            else "the search had finished, its result is above"),
+            file=sys.stderr)
     return result.exit_status
 
 
@@ -161,8 +175,8 @@ def _add_detect(commands) -> None:
     detect_parser.add_argument("model", metavar="MODEL", help="the Promela model")
     detect_parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     detect_parser.add_argument("--explain", action="store_true",
-                               help="for each rejected candidate, show the normalised text before "
-                                    "and after the permutation")
+                               help="for each permutation that is rejected or left out because "
+                                    "it changes the text, show that text before and after it")
     detect_parser.add_argument("--group", type=Path, metavar="FILE",
                                help="use the generators in FILE (one per line, disjoint cycles over "
                                     "pids and channel names) instead of detecting them")
@@ -197,16 +211,25 @@ def _run_detect(args: argparse.Namespace) -> int:
         print(f"  orbit {{{', '.join(orbit)}}}")
     for reason in report["reasons"]:
         print(f"note: {reason}")
-    for entry in report["rejected"]:
-        where = f"{entry['where']}: " if entry["where"] else ""
-        print(f"rejected {entry['generator']}: {where}{entry['reason']}")
-        if args.explain and "original" in entry:
-            print(f"    original: {entry['original']}")
-            print(f"    permuted: {entry['permuted']}")
-    for entry in report["left_out"]:
-        where = f"{entry['where']}: " if entry["where"] else ""
-        print(f"not permuted {entry['permutation']}: {where}{entry['reason']}")
+    for heading, key, entries in (("rejected", "generator", report["rejected"]),
+                                  ("not permuted", "permutation", report["left_out"])):
+        for entry in entries:
+            where = f"{entry['where']}: " if entry["where"] else ""
+            print(f"{heading} {entry[key]}: {where}{entry['reason']}")
+            if "before" in entry:
+                _print_before_after(entry["before"], entry["after"])
     return EXIT_OK
+
+
+def _print_before_after(before: str, after: str | None, most_lines: int = 30) -> None:
+    """The text a permutation changes, as written and as the permutation makes it."""
+    for label, text in (("before", before), ("after", after)):
+        lines = (text or "(nothing)").splitlines()
+        if len(lines) > most_lines:
+            lines = lines[:most_lines] + [f"... ({len(lines) - most_lines} more lines)"]
+        print(f"    {label}:")
+        for line in lines:
+            print(f"        {line}")
 
 
 def _add_generate(commands) -> None:
@@ -214,10 +237,17 @@ def _add_generate(commands) -> None:
         "generate", allow_abbrev=False, help="write a symmetry-reduced pan.c for your own build",
         description="Run spin -a on MODEL in DIR, detect its symmetry, and write the "
                     "canonicaliser (topspin_sym.c, topspin_sym.h) and the patched pan.c there; "
-                    "print the gcc line that builds pan.")
+                    "print the gcc line that builds pan.",
+        epilog="DIR is marked as generate's own: running generate again (after the model "
+               "changed) writes spin's pan.* and the canonicaliser there again; other files "
+               "stay. The build line has the -D defines pan's sources test; a macro only the "
+               "model uses (-DN=3) is expanded by spin and left out.")
     parser.add_argument("model", metavar="MODEL", help="the Promela model")
     parser.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
-                        help="a new or empty directory")
+                        help="a new or empty directory, or one generate wrote before")
+    parser.add_argument("--force", action="store_true",
+                        help="write into DIR even if it holds files generate did not write "
+                             "(spin's pan.* there are replaced)")
     _add_build_options(parser)
     parser.set_defaults(handler=_run_generate)
 
@@ -236,26 +266,29 @@ def _add_build_options(parser) -> None:
 
 
 def _run_generate(args: argparse.Namespace) -> int:
-    from topspin_py.errors import UsageError
+    from topspin_py.codegen import own_build
     from topspin_py.pan import toolchain
+    from topspin_py.pan.flags import parse_define
     from topspin_py.pan.splice import SYM_MACRO
     from topspin_py.reduce import GENERATED_C, GENERATED_H, defines_the_reduction_needs, plan, reduce_in
 
     out: Path = args.output
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise UsageError(f"{out} exists and is not an empty directory",
-                         hint="name a new directory: generate never overwrites your files")
     model_path = Path(args.model)
-    model, group, strategy = plan(model_path, args.defines, args.strategy)
-    out.mkdir(parents=True, exist_ok=True)
+    defines = [parse_define(define) for define in args.defines]
+    model, group, strategy = plan(model_path, defines, args.strategy)
+    own_build.prepare_generate_dir(out, model_path, args.force, (GENERATED_C, GENERATED_H))
     tools = toolchain.find_toolchain()
-    toolchain.generate_pan(tools, model_path, str(model_path), list(args.defines), out)
-    needed = defines_the_reduction_needs(model, args.defines)
-    flags = [f"-D{define}" for define in (*args.defines, *needed)]
+    toolchain.generate_pan(tools, model_path, str(model_path), defines, out)
+    for_gcc, model_only = own_build.build_defines(
+        defines, own_build.pan_sources(out, (out / "pan.c").read_text(encoding="latin-1")))
+    needed = defines_the_reduction_needs(model, defines)
+    flags = [f"-D{define}" for define in (*for_gcc, *needed)]
     reduce_in(out, model, group, strategy, flags)
     print(f"wrote {out / 'pan.c'} (patched), {out / GENERATED_C}, {out / GENERATED_H}")
     print(f"group order {group.order}, strategy {strategy}")
-    print(f"build: cd {out} && gcc -O2 {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c")
+    if note := own_build.model_only_note(model_only):
+        print(f"note: {note}")
+    print(f"build: cd {shlex.quote(str(out))} && gcc -O2 {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c")
     return EXIT_OK
 
 
@@ -267,7 +300,11 @@ def _add_patch(commands) -> None:
                     "The symmetry respects the claims compiled into PAN_C: a never claim given "
                     "to spin with -N FILE is read again from FILE (relative to PAN_C's "
                     "directory) and checked against PAN_C; when it cannot be, nothing is "
-                    "patched.")
+                    "patched.",
+        epilog="Rerunnable, as in a Makefile: a PAN_C fresh from spin -a replaces an older "
+               "PAN_C.orig; a PAN_C patched before is patched again from PAN_C.orig. "
+               "The build line has the -D defines pan's sources test; a macro only the model "
+               "uses (-DN=3) is expanded by spin and left out.")
     parser.add_argument("pan_c", type=Path, metavar="PAN_C")
     parser.add_argument("--model", type=Path, required=True, metavar="MODEL")
     _add_build_options(parser)
@@ -275,33 +312,40 @@ def _add_patch(commands) -> None:
 
 
 def _run_patch(args: argparse.Namespace) -> int:
-    import shutil
-
+    from topspin_py.codegen import own_build
     from topspin_py.errors import UsageError
     from topspin_py.pan.claims import model_checked_by
+    from topspin_py.pan.flags import parse_define
     from topspin_py.pan.splice import SYM_MACRO
-    from topspin_py.reduce import GENERATED_C, defines_the_reduction_needs, plan, reduce_in
+    from topspin_py.reduce import GENERATED_C, GENERATED_H, defines_the_reduction_needs, plan, reduce_in
 
     pan_c: Path = args.pan_c
-    backup = pan_c.with_name(pan_c.name + ".orig")
+    backup = own_build.backup_of(pan_c)
     if not pan_c.is_file() or not (pan_c.parent / "pan.h").is_file():
         raise UsageError(f"{pan_c} (and pan.h beside it) not found", hint="run spin -a MODEL first")
     if pan_c.name != "pan.c":
         raise UsageError("the file must be SPIN's pan.c (pan.c #includes pan.h by that name)")
-    for existing in (backup, pan_c.parent / GENERATED_C):
-        if existing.exists():
-            raise UsageError(f"{existing} exists: the pan.c looks patched already",
-                             hint="regenerate pan.c with spin -a, or remove the file")
+    defines = [parse_define(define) for define in args.defines]
+    start = own_build.plan_patch(pan_c, (GENERATED_C, GENERATED_H))
     # The group must respect the claim pan.c checks, which may not be in MODEL (spin -a -N).
-    claimed, claims_line = model_checked_by(pan_c.parent, args.model, list(args.defines))
+    claimed, claims_line = model_checked_by(pan_c.parent, args.model, defines)
     print(claims_line)
-    model, group, strategy = plan(args.model, args.defines, args.strategy, model=claimed)
-    needed = defines_the_reduction_needs(model, args.defines)
-    shutil.copy2(pan_c, backup)
-    flags = [f"-D{define}" for define in (*args.defines, *needed)]
+    model, group, strategy = plan(args.model, defines, args.strategy, model=claimed)
+    needed = defines_the_reduction_needs(model, defines)
+    for_gcc, model_only = own_build.build_defines(
+        defines, own_build.pan_sources(pan_c.parent, start.original))
+    if start.repatch:
+        print(f"{pan_c} was patched before: patching SPIN's pan.c ({backup.name}) again")
+    elif start.replaces_backup:
+        print(f"{pan_c} is new from spin -a: it replaces the older {backup.name}")
+    own_build.write_patch_sources(pan_c, start)
+    flags = [f"-D{define}" for define in (*for_gcc, *needed)]
     reduce_in(pan_c.parent, model, group, strategy, flags)
     print(f"patched {pan_c} (original in {backup}); group order {group.order}, strategy {strategy}")
-    print(f"build: gcc -O2 {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c")
+    if note := own_build.model_only_note(model_only):
+        print(f"note: {note}")
+    where = "" if pan_c.parent == Path(".") else f"cd {shlex.quote(str(pan_c.parent))} && "
+    print(f"build: {where}gcc -O2 {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c")
     return EXIT_OK
 
 
@@ -310,17 +354,24 @@ def _add_regress(commands) -> None:
         "regress", allow_abbrev=False, help="check state counts against a baseline (for CI)",
         description="Recompute the state counts, transitions and verdicts of the runs listed in "
                     "BASELINE (JSON) and fail when one changed. With --update, add or refresh "
-                    "an entry (--model ...) or all entries.",
-        epilog="exit status: 0 all counts as recorded, 1 a count or verdict changed, 2 failure")
+                    "an entry (--model ...) or all entries. An entry that cannot be run (its "
+                    "model is missing, it fails, it exceeds --timeout) is reported, and the "
+                    "others are still run.",
+        epilog="exit status: 0 all counts as recorded, 1 a count or verdict changed, 2 an entry "
+               "could not be run, or another failure")
     regress_parser.add_argument("baseline", type=Path, metavar="BASELINE", help="the baseline JSON file")
     regress_parser.add_argument("--update", action="store_true",
                                 help="write the current counts into BASELINE (created if missing)")
     regress_parser.add_argument("--model", type=Path, metavar="MODEL",
                                 help="with --update: the model of the entry to add or refresh")
-    regress_parser.add_argument("--strategy", default="none", help="with --model: the strategy")
+    regress_parser.add_argument("--strategy", choices=STRATEGIES, default=None,
+                                help="with --model: the strategy (default: auto, as for verify)")
     _add_define_option(regress_parser, "for the run of the entry given with --model (repeatable)")
     regress_parser.add_argument("--pan", dest="pan_args", action="append", default=[], metavar="ARG",
                                 help="with --model: a pan argument of the run (repeatable)")
+    regress_parser.add_argument("--timeout", metavar="SECONDS",
+                                help="the time each entry may take (spin, gcc and pan); one that "
+                                     "takes longer is stopped and reported (default: no limit)")
     regress_parser.set_defaults(handler=_run_regress)
 
 
@@ -332,32 +383,43 @@ def _run_regress(args: argparse.Namespace) -> int:
         print(f"{key.label()}: {values['states_stored']} states, {values['transitions']} "
               f"transitions, {values['errors']} errors", file=sys.stderr)
 
-    single = args.model is not None or args.defines or args.pan_args or args.strategy != "none"
+    def show_problem(problem) -> None:
+        print(f"{problem.key.label()}: error: {problem.message}", file=sys.stderr)
+
+    single = args.model is not None or args.defines or args.pan_args or args.strategy is not None
     if single and not (args.update and args.model is not None):
         raise UsageError("--model, --strategy, -D and --pan describe an entry for --update",
                          hint="use `topspin-py regress BASELINE --update --model MODEL [...]`")
+    time_limit = None if args.timeout is None else regress.parse_time_limit(args.timeout)
     if args.update:
         key = None
         if args.model is not None:
             pan_args = tuple(word for value in args.pan_args for word in shlex.split(value))
-            key = regress.RunKey(regress.relative_model(args.baseline, args.model), args.strategy,
-                                 tuple(args.defines), pan_args)
-        entries = regress.update(args.baseline, key, on_entry=show)
-        print(f"{args.baseline}: {len(entries)} entries")
-        return EXIT_OK
-    changes = regress.check(args.baseline, on_entry=show)
-    if changes:
-        print(f"{args.baseline}: {len(changes)} change(s):\n" + regress.describe(changes))
-        return EXIT_ERRORS_FOUND
-    print(f"{args.baseline}: all entries as recorded")
-    return EXIT_OK
+            key = regress.RunKey(regress.relative_model(args.baseline, args.model),
+                                 args.strategy or regress.DEFAULT_STRATEGY, tuple(args.defines), pan_args)
+        outcome = regress.update(args.baseline, key, on_entry=show, on_problem=show_problem,
+                                 time_limit=time_limit)
+        print(f"{args.baseline}: {len(outcome.entries)} entries")
+    else:
+        outcome = regress.check(args.baseline, on_entry=show, on_problem=show_problem,
+                                time_limit=time_limit)
+        if outcome.changes:
+            print(f"{args.baseline}: {len(outcome.changes)} change(s):\n" + regress.describe(outcome.changes))
+        elif not outcome.problems:
+            print(f"{args.baseline}: all entries as recorded")
+    if outcome.problems:
+        print(f"{args.baseline}: {len(outcome.problems)} entr{'y' if len(outcome.problems) == 1 else 'ies'} "
+              f"could not be run:\n" + "\n".join(f"{p.key.label()}: {p.message}" for p in outcome.problems))
+        return EXIT_FAILURE
+    return EXIT_ERRORS_FOUND if outcome.changes else EXIT_OK
 
 
 def _to_stderr(display: ProgressDisplay | None):
     def write(text: str) -> None:
         if display is not None:
-            display.finish()  # do not print over the updating progress line
-        print(text, file=sys.stderr)
+            display.note(text)  # not over the updating status line
+        else:
+            print(text, file=sys.stderr)
     return write
 
 

@@ -3,7 +3,8 @@
 Counts are ints here.  pan prints them with ``%9.8g``, so above 10^8 they are rounded to 8
 significant digits; ``counts_exact`` is False when that happened.
 
-Exit status (``Result.exit_status``): 0 no errors found, 1 pan found errors, and 2 when
+Exit status (``Result.exit_status``): 0 no errors found, 1 pan found errors, 130 when the search
+was interrupted (Ctrl-C: the counts are pan's statistics so far), and 2 when
 ``verify --compare`` finds that the reduced and the plain search disagree on whether the model
 has errors.  A sound reduction never changes the verdict, so a disagreement is a failure of the
 tool, which a script must not take for either verdict: exit status 2, whichever way it goes,
@@ -74,6 +75,17 @@ class Result:
     warnings: list[str] = field(default_factory=list)        # pan's warnings, as it printed them
     trail_notes: list[str] = field(default_factory=list)     # a previous trail replaced, or not writable
     trail_depth: int | None = None  # pan -i/-I: the depth of the shortest error found (the trail's)
+    interrupted: bool = False       # Ctrl-C: if it stopped pan (complete is False), the counts
+                                    # are its statistics so far; else it stopped --compare's plain run
+    # How pan searched, from its report's header: its "+" lines as it prints them
+    # ("Partial Order Reduction", "Breadth-First Search", "Compression", ...) and its storage.
+    search_modes: list[str] = field(default_factory=list)
+    partial_order_reduction: bool = True
+    breadth_first: bool = False
+    storage: str = "Full statespace"     # or "Bit statespace" (-DBITSTATE), "Hash-Compact 4" (-DHC4)
+    hash_factor: float | None = None     # bitstate: bits of the hash array per state (best > 100)
+    bits_per_state: int | None = None    # bitstate: hash functions per state (-kN)
+    nominal_states: int | None = None    # BFS: states stored minus atomic steps
 
     @property
     def reduction(self) -> float | None:
@@ -108,8 +120,10 @@ class Result:
 
     @property
     def exit_status(self) -> int:
-        """0: no errors found, 1: pan found errors, 2: --compare found the verdicts differ
-        (see the module doc; other tool failures never get a Result)."""
+        """0: no errors found, 1: pan found errors, 130: interrupted, 2: --compare found the
+        verdicts differ (see the module doc; other tool failures never get a Result)."""
+        if self.interrupted:
+            return 130
         if self.disagreement is not None:
             return 2
         return 1 if self.errors else 0
@@ -125,13 +139,18 @@ class Result:
         return json.dumps(self.to_dict(), indent=indent)
 
     def summary(self) -> str:
-        """The readable report the CLI prints by default."""
+        """The readable report the CLI prints by default: pan's report, in short."""
         rows = [
             ("model", self.model),
             ("strategy", f"{self.strategy} (group order {self.group_order})"),
             ("claim", f"{self.claim or 'none'} ({self.search})"),
+            ("search mode", self.search_mode()),
             ("states stored", self._count(self.states_stored)
              + (f" ({self._count(self.states_visited)} visited)" if self.states_visited else "")),
+        ]
+        if self.nominal_states is not None:
+            rows.append(("nominal states", f"{self._count(self.nominal_states)} (stored minus atomic steps)"))
+        rows += [
             ("states matched", self._count(self.states_matched)),
             ("transitions", self._count(self.transitions)),
             ("depth reached", f"{self.depth:,} (limit -m{self.depth_limit})"),
@@ -139,7 +158,10 @@ class Result:
         ]
         lines = [f"{name + ':':16}{value}" for name, value in rows]
         lines += [f"    {message}" for message in self.error_messages]
-        search = "complete" if self.complete else f"INCOMPLETE: {self.incomplete_reason}"
+        if self.interrupted and not self.complete:
+            search = "INTERRUPTED: partial statistics, pan's counts when it stopped"
+        else:
+            search = "complete" if self.complete else f"INCOMPLETE: {self.incomplete_reason}"
         if self.approximate:
             search += " (approximate storage: hash collisions may have hidden states)"
         lines.append(f"{'search:':16}{search}")
@@ -160,13 +182,43 @@ class Result:
                              f"pan -i/-I kept the shortest of {self.errors})")
             lines.append(f"{'replay:':16}{self.replay_command}")
         lines += [f"{'trail note:':16}{text}" for text in self.trail_notes]
+        lines += self._unreached_lines()
         if not self.counts_exact:
             lines.append("note: pan printed some counts rounded to 8 significant digits")
-        lines += [f"{'pan warning:':16}{warning.removeprefix('pan: ').removeprefix('warning: ')}"
-                  for warning in self.warnings]
+        lines += [f"{'pan warning:':16}{_without_prefix(warning)}" for warning in self.warnings]
         if self.disagreement is not None:
             lines.append(f"{'VERDICTS DIFFER:':16}{self.disagreement}")
         return "\n".join(lines)
+
+    def search_mode(self) -> str:
+        """How pan searched, in words: ``depth-first, partial order reduction, full statespace``."""
+        words = ["breadth-first" if self.breadth_first else "depth-first",
+                 "partial order reduction" if self.partial_order_reduction
+                 else "no partial order reduction"]
+        if self.storage == "Bit statespace":
+            factor = "" if self.hash_factor is None else f"hash factor {self.hash_factor:.4g}"
+            functions = "" if self.bits_per_state is None else f"-k{self.bits_per_state}"
+            details = ", ".join(part for part in (factor, functions) if part)
+            words.append(f"bitstate ({details})" if details else "bitstate")
+        else:
+            words.append(self.storage.lower())
+        words += [_lower_words(mode) for mode in self.search_modes
+                  if mode not in ("Breadth-First Search", "Partial Order Reduction")]
+        return ", ".join(words)
+
+    def _unreached_lines(self) -> list[str]:
+        """pan's "unreached in ..." statements, one per line, at most UNREACHED_SHOWN of them
+        (``--json`` has all).  pan lists them only after a complete search."""
+        if not self.unreached:
+            return []
+        statements = [f"{_unreached_owner(block)}: {statement}"
+                      for block in self.unreached for statement in block.statements]
+        if not statements:
+            return [f"{'unreached:':16}none (every statement was executed)"]
+        shown = statements[:UNREACHED_SHOWN]
+        if len(statements) > len(shown):
+            shown.append(f"... and {len(statements) - len(shown)} more (--json lists them all)")
+        return [f"{'unreached:' if i == 0 else '':16}{line}" for i, line in enumerate(shown)]
 
     @staticmethod
     def _count(value: int | None) -> str:
@@ -174,6 +226,32 @@ class Result:
             return "-"
         # %9.8g prints every integer below 10^8 exactly, larger ones rounded.
         return f"{value:,}" if value < 10**8 else f"about {value:.8g}"
+
+
+UNREACHED_SHOWN = 10   # statements in the summary; the JSON has all
+
+
+def _unreached_owner(block: Unreached) -> str:
+    """``proctype P``, ``init``, ``claim never_0``: as pan's "unreached in" line names it."""
+    return "init" if block.kind == "init" else f"{block.kind} {block.name}"
+
+
+def _lower_words(text: str) -> str:
+    """pan's capitalised words in lower case, its flags as they are: ``Graph Encoding (-DMA=23)``
+    -> ``graph encoding (-DMA=23)``."""
+    return " ".join(word if word[0] in "(-" or "=" in word or "." in word else word.lower()
+                    for word in text.split())
+
+
+def _without_prefix(warning: str) -> str:
+    """pan's warning without the words the row's label already says (and what to do about a
+    low hash factor, which pan leaves to the user)."""
+    for prefix in ("pan: ", "warning: ", "error: "):
+        warning = warning.removeprefix(prefix)
+    if warning.startswith("hash factor:"):
+        warning += ": the bit array is small for this many states, some may have been missed; " \
+                   "a larger --pan -wN (2^N bits) helps"
+    return warning
 
 
 def replay_command(model: str, defines: list[str], trail_number: int | None) -> str:

@@ -29,12 +29,18 @@ Policies decided here (each documented where it is applied):
   ToolchainErrors whose hint names the flag to pass.
 * --compare: a plain run too; when the verdicts differ, ``Result.disagreement`` says how and
   the exit status is 2 (result.py).
+* Ctrl-C while pan runs: pan prints its statistics so far (toolchain.run_pan); with
+  ``partial_on_interrupt`` they become a Result marked ``interrupted`` (exit status 130), with
+  no rerun and no plain run after it.  Otherwise, and for Ctrl-C at any other moment or
+  SIGTERM, the exception goes on up through the work directory's clean-up.
+* ``on_stage`` hears of each stage as it starts (the CLI shows it with the time it has run).
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import re
 import shlex
 import shutil
@@ -75,9 +81,13 @@ class VerifyOptions:
     on_progress: Callable[[Progress], None] | None = None   # pan's periodic progress reports
     on_note: Callable[[str], None] | None = None     # things the user should know (reruns, warnings)
     on_detail: Callable[[str], None] | None = None   # --verbose: the exact commands and decisions
+    on_stage: Callable[[str, int | None], None] | None = None   # a stage starts: its name, and
+                                                               # pan's pid for the pan stage
     compare: bool = False                # also run plain SPIN and report the reduction
     safety: bool = False                 # a safety search even if the model has accept labels
     optimisation: str = "-O2"            # gcc's -O level for pan.c
+    partial_on_interrupt: bool = False   # Ctrl-C during pan: return its statistics so far as an
+                                         # interrupted Result, not KeyboardInterrupt (the CLI)
 
 
 def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Result:
@@ -86,6 +96,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     started = time.monotonic()
     note = options.on_note or (lambda text: None)
     detail = options.on_detail or (lambda text: None)
+    stage: Callable[[str, int | None], None] = options.on_stage or (lambda name, pid: None)
     commands: list[str] = []   # what we ran, for --verbose and for --keep's commands.txt
 
     def ran(command: list[str]) -> None:
@@ -111,6 +122,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     tools = toolchain.find_toolchain()
     for warning in tools.warnings:
         note(warning)
+    stage("reading the model", None)
     cpp_flags = spin_options.cpp_flags
     loaded = _load_model(model, defines, cpp_flags)
     if spin_options.formula_args:
@@ -120,6 +132,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
 
     with _work_directory(options.keep_dir) as workdir:
         ran(toolchain.spin_command(tools, model, defines, spin_args=spin_options.args))
+        stage("spin -a: translating the model into pan.c", None)
         spin_output = toolchain.generate_pan(tools, model, str(model), defines, workdir,
                                              spin_args=spin_options.args)
         # What the model asks pan to check, as spin -run decides it: this needs spin's ltl
@@ -132,6 +145,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         searched = model_as_searched(loaded, defines, pan_args)
         if options.strategy != "none":
             refuse_with_symmetry(pan_args, defines)
+            stage("finding the symmetry", None)
             # Only the claim pan checks constrains the symmetry (-N name, -DNOCLAIM), and
             # accept or progress labels only a cycle search.
             group = detect(searched)
@@ -165,6 +179,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
             detail(f"symmetry: group of order {group.order}, strategy {strategy} "
                    f"({CANONICALISERS[strategy].exactness}), canonicaliser in {GENERATED_C}")
         ran(toolchain.compile_command(tools, flags, options.optimisation))
+        stage(f"gcc {options.optimisation}: compiling pan.c", None)
         binary = toolchain.compile_pan(tools, flags, workdir, options.optimisation)
 
         search = _search(binary, pan_args, workdir, model, options, note, ran)
@@ -188,10 +203,18 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     result.exact = strategy == "none" or CANONICALISERS[strategy].exactness == "exact"
     result.claim = _claim_description(search.report.claim, loaded)
     result.search = _SEARCH_KINDS[search.report.cycle_search]
-    if options.compare and strategy != "none":
+    if options.compare and strategy != "none" and not result.interrupted:
         note("running plain SPIN (--strategy none) for the comparison")
-        plain = verify(model, dataclasses.replace(options, strategy="none", compare=False, keep_dir=None,
-                                                   save_trails=False, on_progress=None))
+        try:
+            plain = verify(model, dataclasses.replace(options, strategy="none", compare=False, keep_dir=None,
+                                                       save_trails=False, on_progress=None,
+                                                       partial_on_interrupt=False))
+        except KeyboardInterrupt:
+            if not options.partial_on_interrupt:
+                raise
+            note("--compare: the plain run was interrupted, so there is no comparison")
+            result.interrupted = True   # the reduced search stays complete
+            return result
         result.plain = PlainRun(plain.states_stored, plain.transitions, plain.errors, plain.complete,
                                 plain.elapsed_s, plain.memory_mb)
     return result
@@ -323,6 +346,10 @@ class _Search:
     args: list[str]
     wall_s: float
     incomplete_reason: str | None   # None: the search is complete
+    interrupted: bool = False       # Ctrl-C: the report holds pan's statistics so far
+
+
+_INTERRUPTED = "interrupted: the counts are pan's statistics when it stopped"
 
 
 def _search(binary: Path, pan_args: list[str], workdir: Path, model: Path,
@@ -343,15 +370,40 @@ def _search(binary: Path, pan_args: list[str], workdir: Path, model: Path,
             stale.unlink()
         ran(["./pan", *args])
         watcher = ProgressWatcher(options.on_progress) if options.on_progress else None
-        run = toolchain.run_pan(binary, args, workdir, watcher.feed if watcher else None)
+        run = toolchain.run_pan(binary, args, workdir, watcher.feed if watcher else None,
+                                functools.partial(options.on_stage, "pan: searching")
+                                if options.on_stage else None)
         # pan names the model by the absolute path spin was given; show the user's path.
         output = run.output.replace(str(model.resolve()), str(model))
         report = parse_pan_output(output)
+        if run.interrupted:
+            if not options.partial_on_interrupt or not report.has_summary:
+                raise KeyboardInterrupt   # (pan died before it could report: nothing to show)
+            # (pan may have finished just before the signal: then its report is complete)
+            reason = (_INTERRUPTED if report.interrupted
+                      else _incomplete_reason(report, args, "cap", options.max_depth_limit))
+            raise _Interrupted(_Search(report, output, args, run.wall_s, reason, interrupted=True))
         if report.out_of_memory and deeper_than_default:
             return _Search(report, output, args, run.wall_s, None), True
         _raise_on_pan_failure(run.returncode, output, report, args)
         return _Search(report, output, args, run.wall_s, None), False
 
+    try:
+        return _depth_policy(attempt, pan_args, options, note)
+    except _Interrupted as stopped:   # Ctrl-C: pan's statistics so far are the outcome
+        return stopped.search
+
+
+class _Interrupted(Exception):
+    """Ctrl-C stopped a run of pan, whose partial report is the outcome (partial_on_interrupt)."""
+
+    def __init__(self, search: _Search):
+        super().__init__("interrupted")
+        self.search = search
+
+
+def _depth_policy(attempt, pan_args: list[str], options: VerifyOptions, note) -> _Search:
+    """The runs of pan the depth-limit policy asks for (_search's doc), by ``attempt``."""
     def reported(search: _Search, reason: str | None, args: list[str] | None = None) -> _Search:
         return dataclasses.replace(search, args=search.args if args is None else args,
                                    incomplete_reason=reason)
@@ -560,7 +612,12 @@ def _result(model: Path, strategy: str, search: _Search, trails: list[str], repl
         depth_limit=panflags.depth_limit(search.args), pan_args=list(search.args),
         compile_flags=list(compile_flags), defines=list(defines), spin_version=spin_version,
         wall_s=round(wall_s, 3), unreached=list(report.unreached), pan_output=search.output,
-        warnings=list(report.warnings),
+        warnings=list(report.warnings), interrupted=search.interrupted,
+        search_modes=list(report.modes),
+        partial_order_reduction="Partial Order Reduction" in report.modes,
+        breadth_first="Breadth-First Search" in report.modes,
+        storage=report.storage or "Full statespace", hash_factor=report.hash_factor,
+        bits_per_state=report.bits_per_state, nominal_states=_optional_int(report.nominal_states),
     )
 
 

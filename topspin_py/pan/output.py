@@ -10,7 +10,13 @@ The format is SPIN 6.5.2's (see notes/spin-internals.md, section 1).  Facts the 
 * ``error: max search depth too small`` means the depth limit cut the search short, and
   ``Warning: Search not completed`` that pan stopped early (first error, memory, time limit);
 * a search that dies before it starts (``-DMEMLIM`` hit by the hash table, ``VECTORSZ`` too
-  small) still prints the whole report, full of zeros, and an absurd elapsed time.
+  small) still prints the whole report, full of zeros, and an absurd elapsed time;
+* pan catches SIGINT (``stopped()``): it prints ``Interrupted`` and then its whole report, the
+  statistics so far, with ``Warning: Search not completed``;
+* the header names the search's modes, one ``\t+ Partial Order Reduction`` line per mode
+  compiled in, then the storage (``Full statespace``, ``Bit statespace``, ``Hash-Compact 4``);
+  bitstate adds ``hash factor: 4.47392e+07 (best if > 100.)`` and ``bits set per state: 3
+  (-k3)``, BFS ``\t       3 nominal states (stored-atomic)`` (stored minus atomic steps).
 
 This module only reads text; deciding what a report means for the user is verify.py's job.
 """
@@ -42,6 +48,17 @@ _VECTORSZ = re.compile(r"VECTORSZ too small, recompile pan\.c with -DVECTORSZ=N 
 _OUT_OF_MEMORY = re.compile(
     r"^(?:pan: out of memory|pan: reached -DMEMLIM bound|.*out of memory -- aborting)", re.M)
 _TIME_LIMIT = re.compile(r"^Time limit of .* exceeded", re.M)
+# pan's SIGINT handler prints this first; a progress line it cut short may precede it.
+_INTERRUPTED = re.compile(r"(?:^|\t)Interrupted$", re.M)
+# The modes between the version line and "... search for:": "\t+ Breadth-First Search".
+_MODE = re.compile(r"^\t\+ (.+?)\s*$", re.M)
+_STORAGE = re.compile(r"^(Full statespace|Bit statespace|Hash-Compact \d+) search for:", re.M)
+_HASH_FACTOR = re.compile(r"^hash factor: ([0-9.e+-]+|inf|nan) \(best if > 100\.\)", re.M)
+_BITS_PER_STATE = re.compile(r"^bits set per state: (\d+)", re.M)
+# "\t       3 nominal states (stored-atomic)", or "(- rv and atomic)" when rendezvous count too
+_NOMINAL = re.compile(rf"^\s*{_COUNT} nominal states \(", re.M)
+# Advice pan prints among its statistics: "hint: increase hashtable-size (-w) to reduce runtime"
+_HINT = re.compile(r"^hint: .*$", re.M)
 # The header of the report says what pan checked:
 #	never claim         	+ (p1)          /  - (none specified)  /  - (not selected)
 #	acceptance   cycles 	+ (fairness disabled)
@@ -56,6 +73,12 @@ _NON_PROGRESS_ON = re.compile(r"^\tnon-progress cycles\s+\+", re.M)
 #   pan: warning, stack incomplete
 # A warning may follow other text on its line: stdout is buffered, stderr is not.
 _WARNING = re.compile(r"(?:^|(?<=\S))((?:pan: )?warning[:,] .*)(?:\n(\(.*\)))?$", re.M)
+# A pan.c spliced by topspin-py says after the version line whether the reduction is compiled in
+# (pan/splice.py, REPORT_PREFIX):
+#   topspin-py: symmetry reduction on, group order 6, strategy segmented
+#   topspin-py: symmetry reduction off (pan.c built without -DTOPSPIN_SYM)
+_SYMMETRY = re.compile(r"^topspin-py: symmetry reduction (on|off)\b"
+                       r"(?:, group order (\d+|unknown), strategy ([\w-]+))?", re.M)
 _UNREACHED_HEADER = re.compile(r"^unreached in (proctype|init|claim)\s*(\S*)\s*$")
 _UNREACHED_COUNT = re.compile(r"^\s+\((\d+) of (\d+) states\)\s*$")
 
@@ -101,7 +124,17 @@ class PanReport:
     unreached: list[Unreached] = field(default_factory=list)
     claim: str | None = None           # the claim pan checked, by its procname ("p1", ":np_:")
     cycle_search: str | None = None    # "acceptance" (-a) or "non-progress" (-l); None: safety only
-    warnings: list[str] = field(default_factory=list)   # pan's own, in order, without repeats
+    warnings: list[str] = field(default_factory=list)   # pan's own, without repeats: its warnings,
+                                                        # then its depth-limit error, hints, a hash factor < 100
+    interrupted: bool = False          # pan caught SIGINT: the counts are the statistics so far
+    modes: list[str] = field(default_factory=list)   # the header's "+" lines: "Partial Order Reduction"
+    storage: str | None = None         # "Full statespace", "Bit statespace", "Hash-Compact 4"
+    hash_factor: float | None = None   # bitstate: bits of the hash array per stored state
+    bits_per_state: int | None = None  # bitstate: hash functions per state (-k)
+    nominal_states: float | None = None  # BFS: stored minus atomic steps (rendezvous too with SYNC)
+    symmetry: str | None = None        # "on" or "off" as a spliced pan says; None: not spliced
+    symmetry_group_order: int | None = None   # with "on": the group the canonicaliser reduces by
+    symmetry_strategy: str | None = None      # with "on": "segmented", "enumerate"
 
     @property
     def complete(self) -> bool:
@@ -144,7 +177,6 @@ def parse_pan_output(text: str) -> PanReport:
     report.transitions = count(_TRANSITIONS)
     report.atomic_steps = count(_ATOMIC)
     report.hash_conflicts = count(_HASH_CONFLICTS)
-    report.counts_exact = not any(inexact)
     if match := _TOTAL_MEMORY.search(text):
         report.memory_mb = float(match.group(1))
     if match := _ELAPSED.search(text):
@@ -169,9 +201,40 @@ def parse_pan_output(text: str) -> PanReport:
         report.cycle_search = "acceptance"
     elif _NON_PROGRESS_ON.search(text):
         report.cycle_search = "non-progress"
-    report.warnings = list(dict.fromkeys(
-        " ".join(part for part in match.groups() if part) for match in _WARNING.finditer(text)))
+    if match := _SYMMETRY.search(text):
+        report.symmetry = match.group(1)
+        if match.group(2) and match.group(2).isdigit():
+            report.symmetry_group_order = int(match.group(2))
+        report.symmetry_strategy = match.group(3)
+    report.interrupted = bool(_INTERRUPTED.search(text))
+    report.modes = _header_modes(text)
+    if match := _STORAGE.search(text):
+        report.storage = match.group(1)
+    if match := _HASH_FACTOR.search(text):
+        report.hash_factor = float(match.group(1))
+    if match := _BITS_PER_STATE.search(text):
+        report.bits_per_state = int(match.group(1))
+    report.nominal_states = count(_NOMINAL)
+    report.counts_exact = not any(inexact)
+    warnings = [" ".join(part for part in match.groups() if part) for match in _WARNING.finditer(text)]
+    # pan prints these as errors or hints, but they are what its warnings are for: the search
+    # was cut short, or its hash table or bit array is too small for the states it stored.
+    if match := _DEPTH_LIMIT.search(text):
+        warnings.append(match.group(0))
+    warnings += [line.rstrip() for line in _HINT.findall(text)]
+    if (match := _HASH_FACTOR.search(text)) and float(match.group(1)) < 100:
+        warnings.append(match.group(0))
+    report.warnings = list(dict.fromkeys(warnings))
     return report
+
+
+def _header_modes(text: str) -> list[str]:
+    """The "+" lines of the report's header (between the version line and the storage line),
+    as pan prints them: "Breadth-First Search", "Partial Order Reduction", "Compression"."""
+    version, storage = _SPIN_VERSION.search(text), _STORAGE.search(text)
+    if version is None or storage is None or storage.start() < version.end():
+        return []
+    return [match.group(1) for match in _MODE.finditer(text, version.end(), storage.start())]
 
 
 def _memory_failure_lines(text: str, start: int) -> list[str]:

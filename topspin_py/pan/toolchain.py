@@ -11,10 +11,13 @@ environment, the flags after ours so that they win (``CFLAGS=-O0`` overrides our
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import select
 import shlex
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -23,6 +26,7 @@ from pathlib import Path
 from typing import Callable
 
 from topspin_py.errors import ModelError, SourcePos, ToolchainError
+from topspin_py.pan import processes
 
 SUPPORTED_SPIN_VERSION = "6.5.2"
 _INSTALL_HINT = "install it with `sudo apt-get install {package}` (Debian/Ubuntu) or put it on PATH"
@@ -56,6 +60,7 @@ class PanRun:
     output: str
     returncode: int
     wall_s: float
+    interrupted: bool = False   # Ctrl-C: pan was sent SIGINT; its output ends with its statistics so far
 
 
 def find_toolchain() -> Toolchain:
@@ -190,42 +195,67 @@ def compile_pan(toolchain: Toolchain, flags, workdir: Path, optimisation: str = 
 
 
 def run_pan(binary: Path, args, workdir: Path,
-            on_output: Callable[[str], None] | None = None) -> PanRun:
-    """Run pan in workdir, passing its output to ``on_output`` as it arrives (for progress).
+            on_output: Callable[[str], None] | None = None,
+            on_start: Callable[[int], None] | None = None) -> PanRun:
+    """Run pan in workdir, passing its output to ``on_output`` as it arrives (for progress)
+    and its pid to ``on_start``.
 
     pan's stderr is merged into stdout: pan writes almost everything to stdout, and the
-    order of the two streams matters when reading its report."""
+    order of the two streams matters when reading its report.  Ctrl-C (KeyboardInterrupt)
+    is passed on to pan, which prints its statistics so far and exits: the PanRun says
+    ``interrupted``.  Anything else that stops the wait stops pan (processes.py)."""
     command = (str(binary), *args)
     started = time.monotonic()
     chunks: list[str] = []
+    interrupted = False
     try:
-        process = subprocess.Popen(command, cwd=workdir, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        process = processes.start(command, workdir, merge_stderr=True)
     except OSError as err:
         raise ToolchainError(f"cannot run pan: {err}") from err
     stdout = process.stdout
     assert stdout is not None  # stdout=PIPE
-    try:
-        # os.read returns what is there: partial lines reach the progress display at once.
-        while data := os.read(stdout.fileno(), 65536):
+
+    def read(deadline: float | None = None) -> None:
+        """Everything pan writes until it closes its output (or the deadline passes).
+        os.read returns what is there: partial lines reach the progress display at once."""
+        while deadline is None or select.select([stdout], [], [], max(0.0, deadline - time.monotonic()))[0]:
+            data = os.read(stdout.fileno(), 65536)
+            if not data:
+                return
             chunk = data.decode("utf-8", errors="replace")
             chunks.append(chunk)
             if on_output is not None:
                 on_output(chunk)
-        returncode = process.wait()
+
+    try:
+        if on_start is not None:
+            on_start(process.pid)
+        try:
+            read()
+        except KeyboardInterrupt:
+            # pan's own SIGINT handler prints its report, the statistics so far, and exits.
+            interrupted = True
+            processes.signal_group(process, signal.SIGINT)
+            read(time.monotonic() + _INTERRUPTED_REPORT_S)
+        with contextlib.suppress(subprocess.TimeoutExpired):   # then stopped below
+            process.wait(timeout=_INTERRUPTED_REPORT_S if interrupted else None)
     finally:
-        if process.poll() is None:  # interrupted (Ctrl-C) or failed while reading: stop pan
-            process.kill()
-            process.wait()
+        if process.poll() is None:  # stopped again, or failed while reading: stop pan
+            processes.stop(process)
         stdout.close()
+    returncode = process.returncode if process.returncode is not None else -signal.SIGKILL
     return PanRun(command=command, output="".join(chunks), returncode=returncode,
-                  wall_s=time.monotonic() - started)
+                  wall_s=time.monotonic() - started, interrupted=interrupted)
+
+
+# How long pan may take to print its report after SIGINT before it is killed: its wrap-up
+# only formats numbers, but a large hash table can take a moment to page back in.
+_INTERRUPTED_REPORT_S = 30.0
 
 
 def _run(command: list[str], workdir: Path, tool: str) -> subprocess.CompletedProcess[str]:
     try:
-        return subprocess.run(command, cwd=workdir, capture_output=True, text=True,
-                              errors="replace", stdin=subprocess.DEVNULL)
+        return processes.run_captured(command, workdir)
     except OSError as err:
         raise ToolchainError(f"cannot run {tool}: {err}",
                              hint=_INSTALL_HINT.format(package=tool)) from err

@@ -27,6 +27,16 @@ def print_stmt(stmt, level: int = 0) -> str:
     return _stmt(stmt, level)
 
 
+def print_formula(formula) -> str:
+    """Promela text for an ltl formula (the part between the braces)."""
+    return _ltl(formula)
+
+
+def print_unit(unit) -> str:
+    """Promela text for one top-level unit (a proctype, an ltl formula, a declaration ...)."""
+    return _unit(unit)
+
+
 # --------------------------------------------------------------------------- top level
 
 def _unit(unit) -> str:

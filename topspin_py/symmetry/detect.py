@@ -191,6 +191,61 @@ def _explain_what_is_left_out(group: Group, model: Model, types, checker: Checke
         if (rejection.reason, str(rejection.pos)) not in seen:
             seen.add((rejection.reason, str(rejection.pos)))
             group.left_out.append((alpha, rejection))
+    # Processes of one proctype that even the diagram without the text tells apart (another
+    # process sends to one of their channels only, say): the plain swap of two of them, with
+    # the channels their run statements give them, says where the text tells them apart.
+    for name in model.proctypes:
+        instances = model.processes_of(name)
+        for other in instances[1:]:
+            if len(group.left_out) >= most or time.monotonic() > deadline:
+                return
+            first = instances[0]
+            orbit = group.perm_group.orbit(index[("pid", first.pid)])
+            if index[("pid", other.pid)] in orbit or _moves(group, first.pid, other.pid):
+                continue
+            swap = _process_swap(model, first, other)
+            if swap is None:
+                continue
+            perm = Permutation([index[swap.get(p, p)] for p in points])
+            alpha = group.alpha(perm)
+            rejection = checker.check(alpha)
+            if rejection is not None and (rejection.reason, str(rejection.pos)) not in seen:
+                seen.add((rejection.reason, str(rejection.pos)))
+                group.left_out.append((alpha, rejection))
+
+
+def _moves(group: Group, a: int, b: int) -> bool:
+    """Whether a permutation already explained maps pid a to pid b."""
+    return any(alpha.pid(a) == b for alpha, _ in (*group.rejected, *group.left_out))
+
+
+def _process_swap(model: Model, one, two) -> dict | None:
+    """The transposition of two processes of one proctype, with the static channels their
+    run statements pass them and the local channels they own; None when those do not pair
+    up as disjoint swaps."""
+    from .scd import _static_channel
+
+    by_name = {c.name: c for c in model.channels if c.owner_pid is None}
+    pairs = [(("pid", one.pid), ("pid", two.pid))]
+    for a, b in zip(one.args, two.args):
+        ca, cb = _static_channel(a, by_name), _static_channel(b, by_name)
+        if (ca is None) != (cb is None):
+            return None
+        if ca is not None and cb is not None and ca.id != cb.id:
+            pairs.append((("chan", ca.id), ("chan", cb.id)))
+    own_two = {c.name.split(".", 1)[1]: c for c in model.channels if c.owner_pid == two.pid}
+    for chan in model.channels:
+        if chan.owner_pid == one.pid:
+            partner = own_two.get(chan.name.split(".", 1)[1])
+            if partner is None:
+                return None
+            pairs.append((("chan", chan.id), ("chan", partner.id)))
+    swap: dict = {}
+    for a, b in pairs:
+        if a in swap or b in swap:
+            return None
+        swap[a], swap[b] = b, a
+    return swap
 
 
 def _unpermuted_lookalikes(model: Model, types) -> list[str]:
@@ -204,13 +259,18 @@ def _unpermuted_lookalikes(model: Model, types) -> list[str]:
     shapes: dict[str, list[ast.Proctype]] = {}
     running = [p for p in model.proctypes.values() if model.processes_of(p.name)]
     if len(running) > 1:  # (a normal form of a large body takes a while, and one has no copy)
+        global_names = set(model.mtypes) | {v.name for v in model.globals}
         for proctype in running:
-            shapes.setdefault(_normal(_without_constants(proctype.body)), []).append(proctype)
+            own = {v.name for v in model.locals.get(proctype.name, [])}
+            shapes.setdefault(_normal(_without_constants(proctype.body, global_names - own)),
+                              []).append(proctype)
     for copies in shapes.values():
         if len(copies) > 1:
             names = ", ".join(f"'{p.name}'" for p in copies)
-            notes.append(f"{copies[0].pos}: proctypes {names} are copies of one another up to constants; "
-                         "processes of different proctypes are not permuted")
+            notes.append(f"{copies[0].pos}: proctypes {names} are copies of one another up to "
+                         "constants and the globals they name; processes of different proctypes "
+                         "are not permuted (write one proctype, and pass what differs in its run "
+                         "statements or compute it from _pid)")
     for name in model.proctypes:
         instances = model.processes_of(name)
         params = [v for v in model.locals.get(name, []) if v.is_param]
@@ -224,7 +284,10 @@ def _unpermuted_lookalikes(model: Model, types) -> list[str]:
     return notes
 
 
-def _without_constants(node):
+def _without_constants(node, global_names: set[str]):
+    """``node`` with its constants and the names of globals (and mtype names) blanked out:
+    proctypes that are textual copies of one another (SPIN's snoopy.pml: cpu0 and cpu1,
+    which differ only in the channels they name) become equal."""
     if isinstance(node, ast.Const):
         return ast.Const(value="#")
     if not isinstance(node, ast.Node):
@@ -233,9 +296,11 @@ def _without_constants(node):
     for name in node.field_names:
         value = getattr(node, name)
         if isinstance(value, ast.Node):
-            changes[name] = _without_constants(value)
+            changes[name] = _without_constants(value, global_names)
         elif isinstance(value, list):
-            changes[name] = [_without_constants(v) for v in value]
+            changes[name] = [_without_constants(v, global_names) for v in value]
+    if isinstance(node, ast.VarRef) and node.name in global_names:
+        changes["name"] = "#"
     return ast.replace(node, **changes)
 
 
@@ -328,16 +393,16 @@ def group_report(group: Group, explain: bool = False) -> dict:
 
     names = [group.point_name(p) for p in group.points]
     parts, direct = factors(group.perm_group, names)
-    rejected = []
-    for alpha, rejection in group.rejected:
-        entry = {"generator": group.cycles(alpha), "reason": rejection.reason,
-                 "where": str(rejection.pos) if rejection.pos else None}
-        if explain and rejection.original is not None and rejection.permuted is not None:  # set together
-            entry["original"], entry["permuted"] = _difference(rejection.original, rejection.permuted)
-        rejected.append(entry)
-    left_out = [{"permutation": group.cycles(alpha), "reason": rejection.reason,
-                 "where": str(rejection.pos) if rejection.pos else None}
-                for alpha, rejection in group.left_out]
+    def entry(key: str, alpha, rejection) -> dict:
+        described = {key: group.cycles(alpha), "reason": rejection.reason,
+                     "where": str(rejection.pos) if rejection.pos else None}
+        if explain and rejection.original is not None:
+            described["before"] = rejection.original
+            described["after"] = rejection.permuted
+        return described
+
+    rejected = [entry("generator", alpha, rejection) for alpha, rejection in group.rejected]
+    left_out = [entry("permutation", alpha, rejection) for alpha, rejection in group.left_out]
     structure = " x ".join(f.name for f in parts) if parts else "trivial"
     if parts and not direct:
         structure = f"subgroup of {structure}"
@@ -361,11 +426,3 @@ def _taint_reason(taint: Taint) -> str:
     kinds has no node)."""
     where = f"{taint.node.pos}: " if taint.node is not None and taint.node.pos else ""
     return f"{where}{_slot_name(taint.slot)} holds process ids but {taint.why}"
-
-
-def _difference(original: str, permuted: str, context: int = 160) -> tuple[str, str]:
-    """The two normal forms around their first difference (they can be long)."""
-    start = next((i for i, (a, b) in enumerate(zip(original, permuted)) if a != b),
-                 min(len(original), len(permuted)))
-    lo = max(0, start - context)
-    return ("..." if lo else "") + original[lo:start + context], ("..." if lo else "") + permuted[lo:start + context]

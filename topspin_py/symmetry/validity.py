@@ -53,7 +53,7 @@ from typing import assert_never
 from ..errors import SourcePos
 from ..promela import ast
 from ..promela.model import INIT, Model, constant_value
-from ..promela.printer import print_expr, print_stmt
+from ..promela.printer import print_expr, print_formula, print_stmt, print_unit
 from .types import CHAN, DATA, PID, PID_BUILTINS, TypeInfo
 
 TRUTH, OUTPUT = "truth", "output"
@@ -115,6 +115,17 @@ class Rejection:
 
     def __str__(self) -> str:
         return f"{self.pos}: {self.reason}" if self.pos else self.reason
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Where a unit and its image first differ: the reason in words, the place, and the
+    Promela text there before and after the permutation (for ``detect --explain``)."""
+
+    reason: str
+    pos: SourcePos | None
+    before: str | None = None
+    after: str | None = None
 
 
 class Token:
@@ -216,7 +227,7 @@ class Checker:
         init_body = self.sequence(model.init.body, INIT, None) if model.init is not None else None
         # Decided on the text as written: a permutation keeps distinct locations distinct.
         self.init_setup = bool(init_body and init_body.steps and isinstance(init_body.steps[0], (ast.Atomic, ast.DStep))
-                               and _is_setup(init_body.steps[0].body))
+                               and _is_setup(init_body.steps[0].body, self._setup_send_target))
         self.units = [u for u in model.expanded.units if not isinstance(u, (ast.Inline, ast.MtypeDecl))]
         # id(node) -> (node, normal form) for the nodes of the program (see NormalForms)
         self.normal_forms: dict = {}
@@ -367,6 +378,33 @@ class Checker:
                             written.setdefault(target.name, target.pos or node.pos)
         return written
 
+    def _setup_send_target(self, send: ast.Send) -> str | None:
+        """The channel a send in init's set-up block fills, when that send cannot block and
+        commutes with the block's other statements: a constant message into a buffered global
+        channel named by a constant, that nothing reassigns, while init is the only process
+        that has run (no active proctypes), so every channel is still empty."""
+        if any(p.origin == "active" for p in self.model.processes):
+            return None
+        chan = send.chan
+        if not isinstance(chan, ast.VarRef) or chan.field is not None or send.sorted:
+            return None
+        var = self.static_channel_vars.get(chan.name)
+        owner_var, _ = self.resolve.variable(chan.name, INIT)
+        if var is None or owner_var is not var or chan.name in self.written_static_channels:
+            return None
+        if any(constant_value(arg) is None for arg in send.args):
+            return None
+        name = chan.name
+        if chan.index is not None:
+            index = constant_value(chan.index)
+            if index is None:
+                return None
+            name = f"{chan.name}[{index}]"
+        channel = next((c for c in self.model.channels if c.owner_pid is None and c.name == name), None)
+        if channel is None or channel.capacity < 1:
+            return None
+        return f"chan {channel.id}"
+
     # ------------------------------------------------------------------ the check
     def check(self, alpha: Alpha, explain: bool = True) -> Rejection | None:
         """None when alpha is valid, else why not.  ``explain``: find the first place where a
@@ -381,9 +419,9 @@ class Checker:
             for unit, original in zip(self.units, self.original):
                 permuted = self.normal_unit(unit, alpha)
                 if permuted != original:
-                    reason, pos = self.explain(unit, alpha) if explain else ("its text changes", unit.pos)
-                    raise _Invalid(Rejection(f"the {_describe(unit)} is not mapped to itself: {reason}",
-                                             pos or unit.pos, original, permuted))
+                    found = self.explain(unit, alpha) if explain else Difference("its text changes", unit.pos)
+                    raise _Invalid(Rejection(f"the {_describe(unit)} is not mapped to itself: {found.reason}",
+                                             found.pos or unit.pos, found.before, found.after))
         except _Invalid as invalid:
             return invalid.rejection
         return None
@@ -605,20 +643,33 @@ class Checker:
             case _:
                 assert_never(unit)
 
-    def explain(self, unit: ast.Unit, alpha: Alpha) -> tuple[str, SourcePos | None]:
+    def explain(self, unit: ast.Unit, alpha: Alpha) -> Difference:
         """Where ``unit`` and its image under alpha first differ, in words, for the user."""
         match unit:
             case ast.Proctype():
                 before, after, where = unit.body, self.sequence(unit.body, unit.name, alpha), PLAIN
             case ast.Init():
-                before, after, where = unit.body, self.sequence(unit.body, INIT, alpha), PLAIN
+                # init's runs of the processes the search starts with are rewritten into a
+                # marker: compare the image with the text rewritten alike.
+                before = self.sequence(unit.body, INIT, None)
+                after, where = self.sequence(unit.body, INIT, alpha), PLAIN
             case ast.Never() | ast.Trace():
                 before, after, where = unit.body, self.sequence(unit.body, None, alpha), PLAIN
+            case ast.Ltl() if unit.formula is not None:
+                image = self.formula(unit.formula, alpha)
+                return Difference(f"'{print_formula(unit.formula)}' would become '{print_formula(image)}'",
+                                  unit.pos, _shown(unit), _shown(ast.replace(unit, formula=image)))
+            case ast.Decl():
+                return Difference("its text changes", unit.pos, _shown(unit),
+                                  _shown(self.decl(unit, None, alpha)))
+            case ast.TypeDef():
+                return Difference("its text changes", unit.pos, _shown(unit),
+                                  _shown(self.typedef(unit, alpha)))
             case _:
-                return "its text changes", unit.pos
+                return Difference("its text changes", unit.pos)
         found = _first_difference(self.forms, before, after, where, self.normal_forms)
         if found is None:
-            return "its text changes", unit.pos
+            return Difference("its text changes", unit.pos, _shown(unit))
         return found
 
     def typedef(self, typedef: ast.TypeDef, alpha):
@@ -1335,7 +1386,7 @@ def _may_fail(node, constants: dict[str, int] | None = None) -> bool:
 
 
 def _first_difference(forms: NormalForms, before, after, where: str,
-                      known: dict) -> tuple[str, SourcePos | None] | None:
+                      known: dict) -> Difference | None:
     """The innermost place where ``after`` (the image of ``before``) differs from it in normal
     form, described: ``'owner != 1' becomes 'owner != 2'``, or the if/do whose options are not
     mapped to options, saying why when an option a process can be stored inside would move."""
@@ -1360,11 +1411,14 @@ def _first_difference(forms: NormalForms, before, after, where: str,
                     continue
                 if sorted(text(o) for o in located_before) == sorted(text(o) for o in located_after):
                     pos = a.steps[0].pos if a.steps else before.pos
-                    return ("this option would be mapped onto another one, but a process can be "
-                            "inside it in a stored state, and the canonicaliser does not move "
-                            "program counters between options"), pos
-                return _first_difference(forms, a, b, where, known) or ("this option changes", before.pos)
-        return "the options of this if/do are not mapped onto its options", before.pos
+                    return Difference("this option would be mapped onto another one, but a process "
+                                      "can be inside it in a stored state, and the canonicaliser "
+                                      "does not move program counters between options", pos,
+                                      _shown(before), _shown(after))
+                return (_first_difference(forms, a, b, where, known)
+                        or Difference("this option changes", before.pos, _shown(before), _shown(after)))
+        return Difference("the options of this if/do are not mapped onto its options", before.pos,
+                          _shown(before), _shown(after))
     if isinstance(before, (ast.Atomic, ast.DStep, ast.Block)) and type(after) is type(before):
         found = _first_difference(forms, before.body, after.body, forms.inside(before, where), known)
         if found is not None:
@@ -1374,18 +1428,29 @@ def _first_difference(forms: NormalForms, before, after, where: str,
         if found is not None:
             return found
     if isinstance(before, ast.Node) and not isinstance(before, ast.Sequence):
-        try:
-            old_text = print_stmt(before).strip() if isinstance(before, ast.STATEMENTS) else print_expr(before)
-            new_text = print_stmt(after).strip() if isinstance(after, ast.STATEMENTS) else print_expr(after)
-        except Exception:  # a printer gap must not hide the rejection itself
-            old_text, new_text = type(before).__name__, type(after).__name__
-        return f"'{old_text}' would become '{new_text}'", before.pos
+        old_text, new_text = _shown(before), _shown(after)
+        if "\n" in old_text or "\n" in new_text:  # a compound statement: shown by --explain
+            return Difference("this statement changes", before.pos, old_text, new_text)
+        return Difference(f"'{old_text}' would become '{new_text}'", before.pos, old_text, new_text)
     return None
+
+
+def _shown(node) -> str:
+    """Promela text for a statement, expression or unit, for the user."""
+    try:
+        if isinstance(node, ast.STATEMENTS):
+            return print_stmt(node).strip()
+        if isinstance(node, (ast.Proctype, ast.Init, ast.Never, ast.Trace, ast.Ltl, ast.TypeDef, ast.Decl)):
+            return print_unit(node).strip()
+        return print_expr(node)
+    except Exception:  # a printer gap must not hide the rejection itself
+        return type(node).__name__
 
 
 def _normal_init(body: ast.Sequence, has_setup: bool, normal=_normal) -> str:
     """The normal form of init's body.  Its leading set-up block, an atomic or d_step holding
-    only runs and constant assignments to distinct constant locations, is a set: the block
+    only runs, constant assignments to distinct constant locations and constant sends into
+    distinct empty buffered channels (_is_setup), is a set: the block
     cannot block or be interleaved, its intermediate states lie on one path from the initial
     state (no other reachable state has init at those points, so no canonical form collides
     with them), and only the state it leaves behind is shared with the rest of the search."""
@@ -1397,9 +1462,18 @@ def _normal_init(body: ast.Sequence, has_setup: bool, normal=_normal) -> str:
     return normal(body)
 
 
-def _is_setup(body: ast.Sequence) -> bool:
+def _is_setup(body: ast.Sequence, send_target) -> bool:
+    """Whether ``body`` (init's leading atomic or d_step) is a set-up block (see _normal_init):
+    runs, constant assignments to distinct constant locations and, where ``send_target``
+    names the channel (a send that cannot block), constant sends to distinct channels."""
     targets = set()
     for step in body.steps:
+        if isinstance(step, ast.Send):
+            channel = send_target(step)
+            if channel is None or channel in targets:
+                return False
+            targets.add(channel)
+            continue
         if isinstance(step, ast.ExprStmt) and step.expr == ast.Const(value="static-run"):
             continue
         if isinstance(step, (ast.Skip, ast.Printf)):

@@ -1,0 +1,93 @@
+"""Every reason the group shrinks is shown (issue 12, "silent loss of symmetry").
+
+The models in tests/models/reasons/ each have identical-looking processes that a sound analysis
+must not permute, for one of the reasons a SPIN user meets: processes that terminate, a channel
+filled by one process only, a claim that names one process, textual copies of a proctype
+(SPIN's snoopy.pml style).  For each, ``verify`` must say why in its notes (file:line and the
+reason) and ``detect --explain`` must show the text before and after the permutation where the
+reason is a change of the text.  The expected texts come from reading the models (written out
+below), not from the tool's output.
+
+init_sends (tests/models/soundness/) is the case the issue lists as "channels filled by init":
+it is now a symmetry, checked there against plain SPIN; here only that detect finds it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import MODELS, REPO
+
+REASONS = MODELS / "reasons"
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "topspin_py.cli", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+def _notes(model: str) -> tuple[str, str]:
+    """verify's stdout and stderr on a model of tests/models/reasons/."""
+    proc = _cli("verify", "--gcc-opt=-O0", str(REASONS / model))
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    return proc.stdout, proc.stderr
+
+
+def _explained(model: str) -> str:
+    proc = _cli("detect", "--explain", str(REASONS / model))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def test_terminating_processes_say_why():
+    stdout, notes = _notes("terminating.pml")
+    # pids 0, 1, 2 of P: the model's line 4 declares them.
+    assert "strategy:       none (group order 1)" in stdout
+    assert "symmetry: not permuted (P:" in notes
+    assert f"{REASONS / 'terminating.pml'}:4:1: processes of 'P' can terminate" in notes
+
+
+def test_channel_filled_by_one_process_says_where():
+    _, notes = _notes("filled_by_a_process.pml")
+    # A (pid 0, line 4) sends into q[0] only; the servers are pids 2 and 3 (init is pid 1).
+    assert (f"symmetry: not permuted (q[0] q[1])(Server:2 Server:3): "
+            f"{REASONS / 'filled_by_a_process.pml'}:4:23: the proctype 'A' is not mapped to "
+            "itself: 'q[0]!7' would become 'q[1]!7'") in notes
+    explained = _explained("filled_by_a_process.pml")
+    assert "    before:\n        q[0]!7\n    after:\n        q[1]!7\n" in explained
+
+
+def test_claim_that_names_one_process_says_how_its_text_changes():
+    stdout, notes = _notes("claim_breaks.pml")
+    # flag[1] fixes pid 1; pids 0 and 2 still swap.
+    assert "(group order 2)" in stdout
+    assert "the ltl formula 'p1' is not mapped to itself: '[]((flag[1] -> (cs == 1)))' would " \
+           "become '[]((flag[2] -> (cs == 1)))'" in notes
+    explained = _explained("claim_breaks.pml")
+    assert ("    before:\n        ltl p1 { []((flag[1] -> (cs == 1))) }\n"
+            "    after:\n        ltl p1 { []((flag[2] -> (cs == 1))) }\n") in explained
+
+
+def test_textual_copies_are_named():
+    _, notes = _notes("textual_copies.pml")
+    assert (f"symmetry: {REASONS / 'textual_copies.pml'}:7:1: proctypes 'client0', 'client1' are "
+            "copies of one another up to constants and the globals they name") in notes
+
+
+@pytest.mark.parametrize("model", ["terminating.pml", "filled_by_a_process.pml",
+                                   "claim_breaks.pml", "textual_copies.pml"])
+def test_detect_gives_a_reason_whenever_look_alikes_stay_apart(model: str):
+    out = _explained(model)
+    assert "not permuted" in out or "rejected" in out or "note:" in out, out
+
+
+def test_channels_filled_by_init_are_a_symmetry():
+    proc = _cli("detect", str(MODELS / "soundness" / "init_sends.pml"))
+    assert proc.returncode == 0, proc.stderr
+    assert "group order: 2" in proc.stdout
+    assert "generator (q[0] q[1])(Relay:1 Relay:2)" in proc.stdout
