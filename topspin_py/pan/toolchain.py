@@ -44,12 +44,8 @@ class Toolchain:
     gcc: str
     spin_version: str
     warnings: tuple[str, ...] = ()
-    cc: tuple[str, ...] = ()       # $CC as words (``ccache gcc``); empty: gcc
-    cflags: tuple[str, ...] = ()   # $CFLAGS as words
-
-    @property
-    def compiler(self) -> tuple[str, ...]:
-        return self.cc or (self.gcc,)
+    cc: str = ""                   # $CC as the environment had it ("ccache gcc"); empty: gcc
+    cflags: str = ""               # $CFLAGS as the environment had it
 
 
 @dataclass(frozen=True)
@@ -78,15 +74,16 @@ def find_toolchain() -> Toolchain:
     if version != SUPPORTED_SPIN_VERSION:
         warnings = (f"warning: {spin} is SPIN {version}; topspin-py is built and tested "
                     f"against SPIN {SUPPORTED_SPIN_VERSION}, results may differ",)
-    cc, cflags = _compiler_from_environment()
-    return Toolchain(spin=spin, gcc=gcc, spin_version=version, warnings=warnings, cc=cc, cflags=cflags)
+    return Toolchain(spin=spin, gcc=gcc, spin_version=version, warnings=warnings,
+                     cc=os.environ.get("CC", ""), cflags=os.environ.get("CFLAGS", ""))
 
 
-def _compiler_from_environment() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """$CC and $CFLAGS, split like a shell would (make passes them to one)."""
+def _compiler(toolchain: Toolchain) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The compiler and its flags: $CC (default gcc) and $CFLAGS, split like a shell would
+    (make passes them to one); checked only when pan is compiled (generate never is)."""
     try:
-        cc = tuple(shlex.split(os.environ.get("CC", "")))
-        cflags = tuple(shlex.split(os.environ.get("CFLAGS", "")))
+        cc = tuple(shlex.split(toolchain.cc)) or (toolchain.gcc,)
+        cflags = tuple(shlex.split(toolchain.cflags))
     except ValueError as err:
         raise ToolchainError(f"cannot read CC or CFLAGS from the environment: {err}",
                              hint="quote them as a shell would") from err
@@ -97,7 +94,7 @@ def _compiler_from_environment() -> tuple[tuple[str, ...], tuple[str, ...]]:
         raise ToolchainError(f"CFLAGS holds {' '.join(macros)}: pan's -D options go to verify itself",
                              hint=f"pass them as `topspin-py verify {' '.join(macros)} MODEL`, where "
                                   "they are checked against the symmetry reduction")
-    if cc and shutil.which(cc[0]) is None:
+    if shutil.which(cc[0]) is None:
         raise ToolchainError(f"the compiler in CC ('{cc[0]}') is not on PATH",
                              hint="install it, or unset CC to compile pan with gcc")
     return cc, cflags
@@ -176,18 +173,19 @@ OPTIMISATION_LEVELS = ("-O0", "-O1", "-O2", "-O3")
 
 def compile_command(toolchain: Toolchain, flags: list[str] | tuple[str, ...],
                     optimisation: str = "-O2") -> list[str]:
-    return [*toolchain.compiler, optimisation, *flags, *toolchain.cflags, "-o", "pan", "pan.c"]
+    cc, cflags = _compiler(toolchain)
+    return [*cc, optimisation, *flags, *cflags, "-o", "pan", "pan.c"]
 
 
 def compile_pan(toolchain: Toolchain, flags, workdir: Path, optimisation: str = "-O2") -> Path:
     """$CC -O2 <flags> $CFLAGS -o pan pan.c, in workdir (-O0 compiles a large pan.c several
     times faster, for a pan that runs slower).  Returns the binary."""
     command = compile_command(toolchain, flags, optimisation)
-    completed = _run(command, workdir, toolchain.compiler[0])
+    completed = _run(command, workdir, command[0])
     if completed.returncode != 0:
         output = (completed.stdout + completed.stderr).strip()
         raise ToolchainError(
-            f"{Path(toolchain.compiler[0]).name} could not compile pan.c",
+            f"{Path(command[0]).name} could not compile pan.c",
             detail=_tail(output, 40) + "\ncommand: " + shlex.join(command),
             hint="check the -D flags (a misspelt or conflicting pan option is the usual cause) "
                  "and $CC / $CFLAGS; --keep DIR keeps pan.c for a closer look")
