@@ -185,7 +185,9 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         search = _search(binary, pan_args, workdir, model, options, note, ran)
         if strategy != "none":
             _check_claim_checked(search.report, loaded, searched)
-        replay_args = [*(f"-D{define}" for define in defines), *spin_options.shown]
+        # spin -t needs what shapes the model and its claim, not -oN (ignored in simulations).
+        replay_args = [*(f"-D{define}" for define in defines),
+                       *(word for word in spin_options.shown if not re.fullmatch(r"-o\d", word))]
         trails = (_save_trails(search.report, workdir, model, options.keep_dir, replay_args)
                   if options.save_trails else _SavedTrails([], None, []))
         shortest = (_trail_depth(trails.paths[0]) if trails.paths and panflags.iterative(search.args)
@@ -306,10 +308,12 @@ def _load_model(model: Path, defines: list[str], cpp_flags: tuple[str, ...] = ()
     if claim is None:
         return load_model(model, tuple(defines), cpp_flags)
     with tempfile.TemporaryDirectory(prefix="topspin-claim-") as name:
-        # The name shows in messages about the claim's lines (a symmetry it breaks).
-        wrapper = Path(name) / "never_claim_from_spin_-f.pml"
+        wrapper = Path(name) / "claim.pml"
         quoted = str(model.resolve()).replace("\\", "\\\\").replace('"', '\\"')
-        wrapper.write_text(f'#include "{quoted}"\n{claim}')
+        # Messages about the claim's lines (a symmetry it breaks) name it as spin does in
+        # its replays: model.pml.nvr, from line 1.
+        nvr = f"{model.name}.nvr".replace("\\", "\\\\").replace('"', '\\"')
+        wrapper.write_text(f'#include "{quoted}"\n#line 1 "{nvr}"\n{claim}')
         # After the model, as spin adds it: its never claims come before this one, and this
         # one before the ltl formulas (pan's default claim is the first; model.keeping_claim).
         return build_model(parse_file(wrapper, tuple(defines), cpp_flags), str(model))
