@@ -331,9 +331,10 @@ def test_depth_growth_keeps_the_error_the_first_run_found(tmp_path):
 
 
 def test_depth_growth_does_not_multiply_the_run_time(tmp_path):
-    # Counter (an int: a short would wrap) to 200000: 400002 steps deep, so -m10000 and -m100000 are too small.  Only the
-    # first run (spin -run's) searches in full; the rerun at -m100000 is a probe that pan
-    # stops the moment it reaches the limit (-b), and the -m1000000 probe is the reported run.
+    # Counter (an int: a short would wrap) to 200000: 400002 steps deep, so -m10000 and
+    # -m100000 are too small.  Only the first run (spin -run's) searches in full; the rerun at
+    # -m100000 is a probe that pan stops the moment it reaches the limit (-b), and the
+    # -m1000000 probe is the reported run.
     n = 200000
     model = write(tmp_path, COUNTER.replace("short n", "int n").replace("{N}", str(n)))
     run = topspin("verify", "m.pml", "--json", "--verbose", cwd=tmp_path)
