@@ -558,9 +558,10 @@ def _save_trails(report: PanReport, workdir: Path, model: Path, keep_dir: Path |
         paths.append(target)
         replay = replay or _replay_command(model, spin_args, [_trail_flag(model, name)])
     stale = model.with_name(model.name + ".trail")
-    if not report.trail_files and stale.exists():
+    if stale.exists() and not any(Path(name).name == stale.name for name in report.trail_files):
         # pan leaves it too, and spin -t would replay it: say it is not this run's.
-        notes.append(f"{stale} is an earlier run's: this run wrote no trail")
+        written = "wrote no trail" if not report.trail_files else "wrote other trails"
+        notes.append(f"{stale} is an earlier run's: this run {written}")
     return _SavedTrails(paths, replay, notes)
 
 
