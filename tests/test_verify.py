@@ -115,27 +115,19 @@ def test_error_keeps_trail_beside_model(tmp_path):
     assert result.error_messages[0].startswith("pan:1: assertion violated (x!=2)")
 
 
-def test_existing_trail_is_not_overwritten(tmp_path):
+def test_trail_replaces_the_previous_one_as_pans_does(tmp_path):
+    # pan (and so spin -run) writes m.pml.trail and replaces an existing one; so does verify,
+    # and it says which trail it replaced.  No m.pmlN.trail accumulates beside it.
     model = write(tmp_path, ASSERTION)
-    users_trail = tmp_path / "m.pml.trail"
-    users_trail.write_text("the user's own trail\n")
-    first = verify(model)
-    second = verify(model)
-    assert users_trail.read_text() == "the user's own trail\n"
-    assert first.trail == str(tmp_path / "m.pml1.trail")
-    assert second.trail == str(tmp_path / "m.pml2.trail")
-    assert first.replay_command == f"spin -t1 -p {model}"
-    # spin -tN reads m.pmlN.trail: the numbered trail replays.
-    replay = subprocess.run(["spin", "-t2", "-p", "m.pml"], cwd=tmp_path, capture_output=True, text=True)
+    old_trail = tmp_path / "m.pml.trail"
+    old_trail.write_text("an earlier run's trail\n")
+    result = verify(model)
+    assert result.trail == str(old_trail) and old_trail.read_text() != "an earlier run's trail\n"
+    assert result.trail_notes == [f"replaced the previous {old_trail}"]
+    assert result.replay_command == f"spin -t -p {model}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.pml", "m.pml.trail"]
+    replay = subprocess.run(["spin", "-t", "-p", "m.pml"], cwd=tmp_path, capture_output=True, text=True)
     assert "assertion violated" in replay.stdout
-
-
-def test_force_overwrites_the_trail(tmp_path):
-    model = write(tmp_path, ASSERTION)
-    (tmp_path / "m.pml.trail").write_text("old\n")
-    result = verify(model, VerifyOptions(force=True))
-    assert result.trail == str(tmp_path / "m.pml.trail")
-    assert (tmp_path / "m.pml.trail").read_text() != "old\n"
 
 
 def test_no_error_no_trail(tmp_path):

@@ -30,8 +30,8 @@ EXIT_OK, EXIT_ERRORS_FOUND, EXIT_FAILURE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser().parse_args(_attach_option_values(argv))
     try:
+        args = build_parser().parse_args(_attach_option_values(_spin_style(argv)))
         with terminated_by_signals():
             return args.handler(args)
     except TopspinError as err:
@@ -67,12 +67,36 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_verify(commands) -> None:
     verify_parser = commands.add_parser(
         "verify", allow_abbrev=False, help="verify a Promela model with SPIN",
-        description="Run spin -a, gcc and pan on MODEL and report pan's verdict.",
-        epilog="A model with accept labels (in a proctype, a never claim, or an ltl formula's "
-               "translation) is searched for acceptance cycles (pan -a), -DNP for non-progress "
-               "cycles (pan -l), as spin -run does; --safety, --pan -a/-l, -DSAFETY, -DBFS or "
-               "-DNOCLAIM choose otherwise. "
-               "exit status: 0 no errors, 1 errors found (a trail is written next to MODEL), "
+        usage="%(prog)s [options] [SPIN-OPTIONS -run] [PAN-OPTIONS] MODEL [PAN-OPTIONS]",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Run spin -a, gcc and pan on MODEL and report pan's verdict.\n\n"
+                    "pan's options are written as for spin -run or pan, before or after MODEL:\n"
+                    "  topspin-py verify m.pml -a -N safe -m100000 -c0 -w26 -DNOREDUCE\n"
+                    "  topspin-py verify -o3 -f '![] p' -run -a -DNOREDUCE m.pml\n"
+                    "with spin -run's defaults: -l compiles with -DNP, -i with -DREACH, a model with\n"
+                    "accept labels is searched with -a, -DNP with -l; spin -run's shorthands -safety,\n"
+                    "-noreduce, -bfs, -bitstate, -collapse, -hc, -noclaim, -np become -D flags, -ltl NAME\n"
+                    "is -N NAME, -O0...-O3 is --gcc-opt. Words before -run are spin's own options:\n"
+                    "-o1...-o5, -f FORMULA, -F FILE (a never claim from an LTL formula, which the\n"
+                    "symmetry detection sees), -E-IDIR (an include directory for the preprocessor);\n"
+                    "-o1...-o5, -F and -E-I also work without -run, and any of them with --spin.\n"
+                    "Without -run, -f is pan's weak fairness, as after -run.\n"
+                    "pan is compiled with $CC (default gcc) and $CFLAGS, as make does.\n\n"
+                    "Depth limit: your -mN is used as given; if pan reaches it, the search is\n"
+                    "reported incomplete, as pan does. Without -m, the first run is spin -run's\n"
+                    "(pan's default -m10000), and an error it finds is the one reported, with its\n"
+                    "trail. Only if it reached the limit without an error does the limit grow, 10x\n"
+                    "at a time up to -m10000000; those runs stop the moment they reach the limit\n"
+                    "(pan -b), so besides the first run only the reported one searches in full.\n\n"
+                    "Trails: pan's own names beside MODEL (MODEL.trail; MODEL1.trail, ... with -e or\n"
+                    "-cN), replacing those of an earlier run as pan does (the summary says so); pan\n"
+                    "-i/-I leaves one trail, the shortest. If MODEL's directory is read-only, the\n"
+                    "trail stays in --keep DIR or goes to a new directory under $TMPDIR.",
+        epilog="A model with accept labels (in a proctype, a never claim, or an ltl formula's\n"
+               "translation) is searched for acceptance cycles (pan -a), -DNP for non-progress\n"
+               "cycles (pan -l), as spin -run does; --safety, -a/-l, -DSAFETY, -DBFS or\n"
+               "-DNOCLAIM choose otherwise.\n"
+               "exit status: 0 no errors, 1 errors found (a trail is written next to MODEL),\n"
                "2 failure or bad input, or --compare found verdicts that differ")
     verify_parser.add_argument("model", metavar="MODEL", help="the Promela model (.pml, .p, ...)")
     verify_parser.add_argument("--strategy", choices=STRATEGIES, default="auto",
@@ -83,13 +107,16 @@ def _add_verify(commands) -> None:
                                       "(-DNOREDUCE, -DVECTORSZ=4096, -DN=3; repeatable)")
     verify_parser.add_argument("--pan", dest="pan_args", action="append", default=[], metavar="ARG",
                                help="run-time arguments for pan, e.g. --pan -m100000 or "
-                                    "--pan '-c0 -w26' (repeatable)")
+                                    "--pan '-c0 -w26' (repeatable; the same as writing them "
+                                    "directly)")
+    verify_parser.add_argument("--spin", dest="spin_args", action="append", default=[], metavar="ARG",
+                               help="spin's own options for spin -a, e.g. --spin -o3 or "
+                                    "--spin \"-f '![] p'\" (repeatable)")
     verify_parser.add_argument("--keep", type=Path, metavar="DIR",
                                help="keep pan.c, pan.h, the pan binary and pan's output in DIR "
                                     "(a new or empty directory)")
-    verify_parser.add_argument("--force", action="store_true",
-                               help="overwrite an existing trail file next to MODEL (default: "
-                                    "write MODELN.trail instead)")
+    # Trails replace earlier ones as pan's do: --force, which allowed that, is now the default.
+    verify_parser.add_argument("--force", action="store_true", help=argparse.SUPPRESS)
     verify_parser.add_argument("--compare", action="store_true",
                                help="also verify without reduction and report the reduction "
                                     "(states, time, memory); verdicts that differ are a failure "
@@ -112,9 +139,10 @@ def _add_verify(commands) -> None:
 def _run_verify(args: argparse.Namespace) -> int:
     display = None if args.quiet else ProgressDisplay(sys.stderr)
     pan_args = tuple(word for value in args.pan_args for word in shlex.split(value))
+    spin_args = tuple(word for value in args.spin_args for word in shlex.split(value))
     options = VerifyOptions(
-        strategy=args.strategy, defines=tuple(args.defines), pan_args=pan_args,
-        keep_dir=args.keep, force=args.force, on_progress=display, compare=args.compare,
+        strategy=args.strategy, defines=tuple(args.defines), pan_args=pan_args, spin_args=spin_args,
+        keep_dir=args.keep, on_progress=display, compare=args.compare,
         safety=args.safety, optimisation=args.optimisation,
         on_note=None if args.quiet else _to_stderr(display),
         on_detail=_to_stderr(display) if args.verbose else None,
@@ -405,12 +433,87 @@ def _attach_option_values(argv: list[str]) -> list[str]:
             attached.append(word)
             attached.extend(values)
             break
-        if word in ("--pan", "--gcc-opt"):
+        if word in ("--pan", "--spin", "--gcc-opt"):
             value = next(values, None)
             attached.append(word if value is None else f"{word}={value}")
         else:
             attached.append(word)
     return attached
+
+
+# verify's own options and whether each takes a value (the rest is pan's or spin's).
+_VERIFY_OPTIONS = {"--strategy": True, "--keep": True, "--gcc-opt": True, "--pan": True,
+                   "--spin": True, "-D": True, "--json": False, "--force": False, "--compare": False,
+                   "--safety": False, "--quiet": False, "--verbose": False, "-h": False, "--help": False}
+# spin -run features verify does not offer: a word saying why, for the message.
+_REFUSED_RUN_OPTIONS = {"-biterate": "runs many randomised bitstate searches",
+                        "-swarm": "runs many randomised bitstate searches",
+                        "-link": "links pan with a file of your own",
+                        "-dfspar": "is SPIN's multi-core search",
+                        "-replay": "replays a trail (use the replay command verify prints)",
+                        "-W": "reuses an existing ./pan"}
+
+
+def _spin_style(argv: list[str]) -> list[str]:
+    """verify's arguments as SPIN users write them, in verify's own terms (module doc of
+    pan/flags.py; ``topspin-py verify --help``):
+
+    * ``verify m.pml -a -m100000`` and ``verify -run -a -DNOREDUCE m.pml``: a word starting
+      with '-' that is not verify's own option is pan's (``--pan=WORD``), wherever it stands;
+    * words before ``-run`` (or ``-search``) are spin's own options (``--spin``), as with spin;
+    * spin -run's shorthands become -D flags (``-noreduce`` -> ``-DNOREDUCE``), ``-ltl NAME``
+      and ``-N NAME`` pan's ``-N NAME``, ``-O2`` ``--gcc-opt=-O2``, ``-oN`` and ``-F FILE``
+      spin's (pan has no -o, and its -F needs -DSC)."""
+    if not argv or argv[0] != "verify":
+        return argv
+    from topspin_py.errors import UsageError
+    from topspin_py.pan.flags import RUN_SHORTHANDS
+
+    words = argv[1:]
+    spin_phase = any(word in ("-run", "-search") for word in words)
+    out = ["verify"]
+    i = 0
+    while i < len(words):
+        word = words[i]
+        following = words[i + 1] if i + 1 < len(words) else None
+        i += 1
+        if word == "--":
+            out += words[i - 1:]
+            break
+        if word in ("-run", "-search"):
+            spin_phase = False
+        elif word == "--pan" and following == "-N" and i + 1 < len(words) and not words[i + 1].startswith("-"):
+            out += ["--pan=-N", "--pan=" + shlex.quote(words[i + 1])]   # --pan -N NAME: pan's form
+            i += 2
+        elif word == "--spin" and following in ("-f", "-F") and i + 1 < len(words):
+            out.append("--spin=" + shlex.join([following, words[i + 1]]))   # --spin -f FORMULA
+            i += 2
+        elif word in _VERIFY_OPTIONS or word.startswith("--") or word.startswith("-D") or not word.startswith("-"):
+            out.append(word)
+            if _VERIFY_OPTIONS.get(word) and following is not None:
+                out.append(following)
+                i += 1
+        elif word in ("-f", "-F") and (spin_phase or word == "-F"):
+            if following is None:
+                raise UsageError(f"spin {word} needs a value", hint="-f 'LTL formula' or -F FILE")
+            out.append("--spin=" + shlex.join([word, following]))
+            i += 1
+        elif spin_phase or (len(word) == 3 and word.startswith("-o") and word[2].isdigit()) \
+                or word.startswith("-E-I"):
+            out.append("--spin=" + shlex.quote(word))
+        elif word in RUN_SHORTHANDS:
+            out.append("-D" + RUN_SHORTHANDS[word])
+        elif word in ("-O0", "-O1", "-O2", "-O3"):
+            out.append("--gcc-opt=" + word)
+        elif word in ("-ltl", "-N") and following is not None and not following.startswith("-"):
+            out += ["--pan=-N", "--pan=" + shlex.quote(following)]
+            i += 1
+        elif (refused := next((name for name in _REFUSED_RUN_OPTIONS if word.startswith(name)), None)):
+            raise UsageError(f"{word}: spin -run's {refused} {_REFUSED_RUN_OPTIONS[refused]}, which "
+                             "verify does not offer", hint="run spin -run yourself for it")
+        else:
+            out.append("--pan=" + shlex.quote(word))
+    return out
 
 
 if __name__ == "__main__":

@@ -73,6 +73,8 @@ class Result:
     claim: str | None = None        # the claim pan checked ("ltl p1", "never claim never_0"); None: none
     search: str = "safety"          # "safety", "acceptance cycles (-a)" or "non-progress cycles (-l)"
     warnings: list[str] = field(default_factory=list)        # pan's warnings, as it printed them
+    trail_notes: list[str] = field(default_factory=list)     # a previous trail replaced, or not writable
+    trail_depth: int | None = None  # pan -i/-I: the depth of the shortest error found (the trail's)
     interrupted: bool = False       # Ctrl-C: if it stopped pan (complete is False), the counts
                                     # are its statistics so far; else it stopped --compare's plain run
     # How pan searched, from its report's header: its "+" lines as it prints them
@@ -179,7 +181,11 @@ class Result:
         if self.trail:
             more = f" (and {len(self.trails) - 1} more, to {self.trails[-1]})" if len(self.trails) > 1 else ""
             lines.append(f"{'trail:':16}{self.trail}{more}")
+            if self.trail_depth is not None:
+                lines.append(f"{'shortest:':16}error at depth {self.trail_depth:,} (the trail's; "
+                             f"pan -i/-I kept the shortest of {self.errors})")
             lines.append(f"{'replay:':16}{self.replay_command}")
+        lines += [f"{'trail note:':16}{text}" for text in self.trail_notes]
         lines += self._unreached_lines()
         if not self.counts_exact:
             lines.append("note: pan printed some counts rounded to 8 significant digits")

@@ -10,11 +10,21 @@ Policies decided here (each documented where it is applied):
   an accept label anywhere (an ltl formula's translation included) adds pan -a, -DNP adds -l,
   unless the user chose (--pan -a/-l, --safety, -DSAFETY, -DBFS, -DNOCLAIM).  The Result says
   which claim pan checked and how, and carries pan's warnings.
-* depth limit: when pan says ``max search depth too small`` we rerun with a 10x larger -m, up
-  to ``VerifyOptions.max_depth_limit``; a search still cut short is reported ``complete: false``.
-* trails: pan's trail is copied next to the model, as SPIN itself leaves it, but an existing
-  file is never overwritten unless ``force``: the trail then goes to the first free
-  ``model.pmlN.trail``, the name ``spin -tN`` reads.
+* depth limit (_search): the user's -mN is never changed: a search it cuts short is reported
+  ``complete: false``, as pan reports it.  Without -m the first run is spin -run's (pan's default
+  -m10000), and an error it finds is the one reported, with its trail, even if the limit cut
+  the search short.  Only when it reached the limit without an error does the limit grow, 10x
+  at a time up to ``VerifyOptions.max_depth_limit``; runs that may be thrown away are probes
+  with pan's -b, which stop the moment they reach the limit, so besides the first run only the
+  reported one searches in full (spin -run itself never reruns).
+* trails: pan's own names beside the model (``m.pml.trail``; ``m.pml1.trail`` ... under -e or
+  -cN, as ``spin -tN`` reads them), replacing an earlier run's as pan does; the summary names
+  a trail it replaced.  pan -i/-I rewrites one trail, the shortest, whose depth is reported.
+  A model directory we cannot write keeps the verdict: the trail stays in --keep DIR or goes
+  to a new temporary directory, and the summary says where (or that it could not be kept).
+* SPIN's conventions for flags (pan.flags): -l compiles with -DNP and -i with -DREACH, as
+  spin -run does; spin's own -o1..-o5 pass to spin -a, and -f/-F's never claim is added to the
+  model the symmetry detection reads, so the group respects it.
 * pan failures the user can fix by recompiling (out of memory, VECTORSZ too small) become
   ToolchainErrors whose hint names the flag to pass.
 * --compare: a plain run too; when the verdicts differ, ``Result.disagreement`` says how and
@@ -48,10 +58,10 @@ from topspin_py.pan.claims import accept_labels
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.pan.progress import Progress, ProgressWatcher
 from topspin_py.pan.splice import SYM_MACRO
-from topspin_py.promela import load_model
+from topspin_py.promela import build_model, load_model, parse_file
 from topspin_py.promela.model import Model
 from topspin_py.reduce import GENERATED_C, choose_strategy, defines_the_reduction_needs, reduce_in
-from topspin_py.result import PlainRun, Result, replay_command
+from topspin_py.result import PlainRun, Result
 from topspin_py.symmetry.detect import detect
 
 # "auto" picks the fastest exact strategy the group allows (reduce.choose_strategy).
@@ -65,7 +75,7 @@ class VerifyOptions:
     defines: tuple[str, ...] = ()        # NAME or NAME=VALUE, for spin's cpp and for gcc
     pan_args: tuple[str, ...] = ()       # run-time arguments of pan, e.g. ("-m100000", "-c0")
     keep_dir: Path | None = None         # keep pan.c, pan.h, the binary and pan's output here
-    force: bool = False                  # overwrite an existing trail file next to the model
+    spin_args: tuple[str, ...] = ()      # spin's own options for spin -a: -o3, -f FORMULA, -F FILE
     save_trails: bool = True             # copy pan's trail next to the model (regress does not)
     max_depth_limit: int = DEFAULT_MAX_DEPTH_LIMIT
     on_progress: Callable[[Progress], None] | None = None   # pan's periodic progress reports
@@ -104,17 +114,27 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         raise UsageError(f"model file not found: {model}")
     defines = [panflags.parse_define(define) for define in options.defines]
     pan_args = list(options.pan_args)
+    spin_options = panflags.parse_spin_args(options.spin_args)
+    for define, why in panflags.defines_pan_args_need(defines, pan_args):
+        note(f"compiling with -D{define}: {why}")
+        defines.append(define)
 
-    stage("reading the model", None)
-    loaded = _load_model(model, defines)
     tools = toolchain.find_toolchain()
     for warning in tools.warnings:
         note(warning)
+    stage("reading the model", None)
+    cpp_flags = spin_options.cpp_flags
+    loaded = _load_model(model, defines, cpp_flags)
+    if spin_options.formula_args:
+        # spin -a -f adds the formula's never claim to the model: the symmetry must see it.
+        loaded = _load_model(model, defines, cpp_flags,
+                             toolchain.never_claim_from_ltl(tools, spin_options.formula_args))
 
     with _work_directory(options.keep_dir) as workdir:
-        ran(toolchain.spin_command(tools, model, defines))
+        ran(toolchain.spin_command(tools, model, defines, spin_args=spin_options.args))
         stage("spin -a: translating the model into pan.c", None)
-        spin_output = toolchain.generate_pan(tools, model, str(model), defines, workdir)
+        spin_output = toolchain.generate_pan(tools, model, str(model), defines, workdir,
+                                             spin_args=spin_options.args)
         # What the model asks pan to check, as spin -run decides it: this needs spin's ltl
         # translations, and it decides which claim and labels constrain the symmetry.
         choice = panflags.choose_search(pan_args, defines, accept_labels(loaded, workdir), options.safety)
@@ -172,15 +192,22 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         if strategy != "none":
             _check_claim_checked(search.report, loaded, searched)
             _check_reduction_on(search.report, group)
-        trails = _save_trails(search.report, workdir, model, options.force) if options.save_trails else []
+        # spin -t needs what shapes the model and its claim, not -oN (ignored in simulations).
+        replay_args = [*(f"-D{define}" for define in defines),
+                       *(word for word in spin_options.shown if not re.fullmatch(r"-o\d", word))]
+        trails = (_save_trails(search.report, workdir, model, options.keep_dir, replay_args)
+                  if options.save_trails else _SavedTrails([], None, []))
+        shortest = (_trail_depth(trails.paths[0]) if trails.paths and panflags.iterative(search.args)
+                    else None)
         if options.keep_dir is not None:
             (workdir / "spin.out").write_text(spin_output)
             (workdir / "pan.out").write_text(search.output)
             (workdir / "commands.txt").write_text("\n".join(commands) + "\n")
 
-    replay = replay_command(str(model), defines, trails[0][1]) if trails else None
-    result = _result(model, strategy, search, [str(path) for path, _ in trails], replay,
+    result = _result(model, strategy, search, [str(path) for path in trails.paths], trails.replay,
                      defines, flags, tools.spin_version, time.monotonic() - started)
+    result.trail_notes = trails.notes
+    result.trail_depth = shortest
     result.group_order = group.order if group is not None and strategy != "none" else 1
     result.symmetry_notes = symmetry_notes
     result.exact = strategy == "none" or CANONICALISERS[strategy].exactness == "exact"
@@ -291,10 +318,23 @@ def refuse_with_symmetry(pan_args: list[str], defines: list[str]) -> None:
                          "not their canonical forms", hint="add -DNOREDUCE")
 
 
-def _load_model(model: Path, defines: list[str]):
+def _load_model(model: Path, defines: list[str], cpp_flags: tuple[str, ...] = (),
+                claim: str | None = None) -> Model:
     """Parse the model with our own front end, so syntax errors point into the user's file.
-    The Model feeds the symmetry stage (not used yet with --strategy none)."""
-    return load_model(model, defines=tuple(defines))
+    The Model feeds the symmetry stage.  ``claim``: a never claim spin adds (-f, -F), read
+    after the model as spin reads it, so that the model's macros apply to it."""
+    if claim is None:
+        return load_model(model, tuple(defines), cpp_flags)
+    with tempfile.TemporaryDirectory(prefix="topspin-claim-") as name:
+        wrapper = Path(name) / "claim.pml"
+        quoted = str(model.resolve()).replace("\\", "\\\\").replace('"', '\\"')
+        # Messages about the claim's lines (a symmetry it breaks) name it as spin does in
+        # its replays: model.pml.nvr, from line 1.
+        nvr = f"{model.name}.nvr".replace("\\", "\\\\").replace('"', '\\"')
+        wrapper.write_text(f'#include "{quoted}"\n#line 1 "{nvr}"\n{claim}')
+        # After the model, as spin adds it: its never claims come before this one, and this
+        # one before the ltl formulas (pan's default claim is the first; model.keeping_claim).
+        return build_model(parse_file(wrapper, tuple(defines), cpp_flags), str(model))
 
 
 @contextlib.contextmanager
@@ -306,10 +346,16 @@ def _work_directory(keep_dir: Path | None) -> Iterator[Path]:
             yield Path(name)
         return
     keep_dir = Path(keep_dir).absolute()   # pan runs with it as its working directory
-    if keep_dir.exists() and (not keep_dir.is_dir() or any(keep_dir.iterdir())):
-        raise UsageError(f"--keep directory '{keep_dir}' exists and is not empty",
-                         hint="give a new or empty directory; nothing in it is overwritten")
-    keep_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        if keep_dir.exists() and (not keep_dir.is_dir() or any(keep_dir.iterdir())):
+            raise UsageError(f"--keep directory '{keep_dir}' exists and is not empty",
+                             hint="give a new or empty directory; nothing in it is overwritten")
+        keep_dir.mkdir(parents=True, exist_ok=True)
+        # spin, gcc and pan write here: find out now, not from a tool's odd complaint.
+        tempfile.TemporaryFile(dir=keep_dir).close()
+    except OSError as err:
+        raise UsageError(f"--keep directory '{keep_dir}' cannot be written: {err.strerror or err}",
+                         hint="give a directory you can write to") from err
     yield keep_dir
 
 
@@ -330,12 +376,18 @@ _INTERRUPTED = "interrupted: the counts are pan's statistics when it stopped"
 
 def _search(binary: Path, pan_args: list[str], workdir: Path, model: Path,
             options: VerifyOptions, note, ran) -> _Search:
-    """Run pan; rerun with a 10x deeper -m while the depth limit cuts the search short
-    (unless the user's -b makes that limit an error, or the cap is reached)."""
-    limit = panflags.depth_limit(pan_args)
-    args = list(pan_args)
-    previous: _Search | None = None
-    while True:
+    """Run pan under the depth-limit policy (module doc, "depth limit").
+
+    spin -run runs pan once, with pan's default -m10000, and leaves a search cut short by it
+    to the user.  We do the same when the user chose the limit (-mN, or -b which makes the
+    limit an error), and our first run is always that one, so that an error it finds is the
+    one reported, with its trail.  When that run reached the limit without finding an error,
+    the limit grows 10x at a time up to ``max_depth_limit``, without multiplying the run
+    time: a run that may be thrown away is a probe with -b, which pan stops the moment it
+    reaches the limit, so besides the first run only the reported one searches in full."""
+    def attempt(args: list[str], deeper_than_default: bool = False) -> tuple[_Search, bool]:
+        """One run of pan; the second value: pan ran out of memory with a depth limit we
+        raised (``deeper_than_default``), which is not an error: a smaller one may fit."""
         for stale in workdir.glob("*.trail"):   # a trail must come from the run we report
             stale.unlink()
         ran(["./pan", *args])
@@ -350,37 +402,111 @@ def _search(binary: Path, pan_args: list[str], workdir: Path, model: Path,
             if not options.partial_on_interrupt or not report.has_summary:
                 raise KeyboardInterrupt   # (pan died before it could report: nothing to show)
             # (pan may have finished just before the signal: then its report is complete)
-            reason = _INTERRUPTED if report.interrupted else _incomplete_reason(report, args, options)
-            return _Search(report, output, args, run.wall_s, reason, interrupted=True)
-        if previous is not None and report.out_of_memory:
-            # The deeper stack did not fit: the truncated search is the best answer we have.
-            return _Search(previous.report, previous.output, previous.args, previous.wall_s,
-                           f"the depth limit -m{panflags.depth_limit(previous.args)} was too small, "
-                           f"and pan ran out of memory with -m{limit}")
+            reason = (_INTERRUPTED if report.interrupted
+                      else _incomplete_reason(report, args, "cap", options.max_depth_limit))
+            raise _Interrupted(_Search(report, output, args, run.wall_s, reason, interrupted=True))
+        if report.out_of_memory and deeper_than_default:
+            return _Search(report, output, args, run.wall_s, None), True
         _raise_on_pan_failure(run.returncode, output, report, args)
-        outcome = _Search(report, output, args, run.wall_s,
-                          _incomplete_reason(report, args, options))
-        deeper = min(limit * 10, options.max_depth_limit)
-        if (not report.depth_limit_hit or panflags.depth_limit_is_an_error(args)
-                or deeper <= limit):
-            return outcome
-        note(f"pan: depth limit -m{limit} too small (search incomplete); rerunning with -m{deeper}")
-        previous = outcome
-        limit = deeper
-        args = panflags.with_depth_limit(pan_args, limit)
+        return _Search(report, output, args, run.wall_s, None), False
+
+    try:
+        return _depth_policy(attempt, pan_args, options, note)
+    except _Interrupted as stopped:   # Ctrl-C: pan's statistics so far are the outcome
+        return stopped.search
 
 
-def _incomplete_reason(report: PanReport, args: list[str], options: VerifyOptions) -> str | None:
+class _Interrupted(Exception):
+    """Ctrl-C stopped a run of pan, whose partial report is the outcome (partial_on_interrupt)."""
+
+    def __init__(self, search: _Search):
+        super().__init__("interrupted")
+        self.search = search
+
+
+def _depth_policy(attempt, pan_args: list[str], options: VerifyOptions, note) -> _Search:
+    """The runs of pan the depth-limit policy asks for (_search's doc), by ``attempt``."""
+    def reported(search: _Search, reason: str | None, args: list[str] | None = None) -> _Search:
+        return dataclasses.replace(search, args=search.args if args is None else args,
+                                   incomplete_reason=reason)
+
+    if panflags.explicit_depth_limit(pan_args) is not None or panflags.depth_limit_is_an_error(pan_args):
+        search, _ = attempt(list(pan_args))
+        return reported(search, _incomplete_reason(search.report, pan_args, "yours"))
+    limit = panflags.DEFAULT_DEPTH_LIMIT
+    cap = max(options.max_depth_limit, limit)
+    args = list(pan_args)   # pan's default limit: as spin -run runs it
+    first, _ = attempt(args)
+    report = first.report
+    if not report.depth_limit_hit or report.errors or limit >= cap:
+        return reported(first, _incomplete_reason(report, args, "errors" if report.errors else "cap", cap))
+    previous_limit, limit = limit, min(limit * 10, cap)
+    note(f"pan: depth limit -m{previous_limit} too small (search incomplete, no error found); "
+         f"rerunning with -m{limit}")
+    stops_at_first_error = panflags.stops_at_first_error(pan_args)
+    probe_base = panflags.stopping_at_first_error(pan_args)
+    while limit < cap:
+        args = panflags.with_depth_limit(probe_base, limit)
+        probe, out_of_memory = attempt(args + ["-b"], limit > previous_limit)
+        if out_of_memory:
+            return _out_of_memory_fallback(attempt, first, pan_args, limit, previous_limit, cap)
+        if not _stopped_by_depth_limit(probe.report):
+            if stops_at_first_error:
+                # Done: -b made no difference to a run that never reached the limit, so this
+                # report is the one pan gives without it (or stopped at a real error).
+                return reported(probe, _incomplete_reason(probe.report, args, "cap", cap), args)
+            break
+        previous_limit, limit = limit, min(limit * 10, cap)
+        note(f"pan: depth limit -m{previous_limit} too small (search incomplete); rerunning with -m{limit}")
+    args = panflags.with_depth_limit(pan_args, limit)
+    search, out_of_memory = attempt(args, limit > previous_limit)
+    if out_of_memory:
+        return _out_of_memory_fallback(attempt, first, pan_args, limit, previous_limit, cap)
+    why = "errors" if search.report.errors else "cap"
+    return reported(search, _incomplete_reason(search.report, args, why, cap))
+
+
+def _out_of_memory_fallback(attempt, first: _Search, pan_args: list[str], limit: int,
+                            previous_limit: int, cap: int) -> _Search:
+    """The deeper stack did not fit: the search at the last limit that did, cut short by it,
+    is the best answer we have (the first run's, when that was at it)."""
+    args = panflags.with_depth_limit(pan_args, previous_limit)
+    search = first if first.args == args else attempt(args)[0]
+    reason = _incomplete_reason(search.report, args, "errors" if search.report.errors else "cap", cap)
+    if search.report.depth_limit_hit:
+        reason = (f"the depth limit -m{previous_limit} was too small, and pan ran out of memory "
+                  f"with -m{limit}")
+    return dataclasses.replace(search, incomplete_reason=reason)
+
+
+def _stopped_by_depth_limit(report: PanReport) -> bool:
+    """A probe run with -b stopped because it reached the depth limit (not at a real error)."""
+    return report.depth_limit_hit and any("depth limit reached" in line for line in report.error_lines)
+
+
+def _incomplete_reason(report: PanReport, args: list[str], limit_from: str,
+                       cap: int | None = None) -> str | None:
+    """Why the search is incomplete, in words the user can act on; None: it is complete.
+    ``limit_from``: "yours" (-m or -b given), "cap" (grown as far as allowed), "errors" (not
+    grown: pan had found errors, which a deeper run must not replace)."""
     limit = panflags.depth_limit(args)
     if report.depth_limit_hit and panflags.depth_limit_is_an_error(args):
         return f"pan reached the depth limit -m{limit}, an error under -b"
+    if report.depth_limit_hit and limit_from == "yours":
+        return f"the depth limit -m{limit} was too small (given with -m; a larger -mN searches deeper)"
+    if report.depth_limit_hit and limit_from == "errors":
+        return (f"the depth limit -m{limit} was too small; not rerun deeper, to keep the errors "
+                f"found (pass a larger -mN for a complete search)")
     if report.depth_limit_hit:
-        return (f"the depth limit -m{limit} was too small (reruns stop at -m{options.max_depth_limit}); "
-                f"pass a larger one with --pan -mN")
+        return (f"the depth limit -m{limit} was too small (reruns stop at -m{cap}); "
+                f"pass a larger one with -mN")
     if report.time_limit_hit:
         return "pan's time limit (-Q) was reached"
+    counts = [arg for arg in args if arg.startswith("-c") and arg[2:].isdigit()]
+    if report.stopped_early and report.errors and counts and counts[-1] != "-c1":
+        return f"pan stopped at error {counts[-1][2:]} ({counts[-1]}; -c0 searches on past every error)"
     if report.stopped_early and report.errors:
-        return "pan stopped at the first error (--pan -c0 searches on past errors)"
+        return "pan stopped at the first error (-c0 searches on past errors)"
     if report.stopped_early:
         return "pan stopped before exploring every state"
     return None
@@ -410,40 +536,84 @@ def _raise_on_pan_failure(returncode: int, output: str, report: PanReport, args:
                               "(use --keep DIR to get the binary)")
 
 
-def _save_trails(report: PanReport, workdir: Path, model: Path, force: bool) -> list[tuple[Path, int | None]]:
-    """Copy each trail pan wrote to beside the model; returns (path, N for ``spin -tN``)."""
-    saved: list[tuple[Path, int | None]] = []
-    taken: set[Path] = set()
-    for name in report.trail_files:
+@dataclass(frozen=True)
+class _SavedTrails:
+    """The trails of the reported run, where the user finds them."""
+
+    paths: list[Path]            # beside the model (pan's names), or where they went instead
+    replay: str | None           # the spin command that replays the first one
+    notes: list[str]             # a previous trail replaced; a trail that could not go beside the model
+
+
+def _save_trails(report: PanReport, workdir: Path, model: Path, keep_dir: Path | None,
+                 spin_args: list[str]) -> _SavedTrails:
+    """Copy the trails pan wrote to beside the model under pan's own names, replacing older
+    ones as pan does (``m.pml.trail``; ``m.pml1.trail``, ... after it under -e or -cN; pan -i
+    and -I rewrite the one ``m.pml.trail``, the shortest being the last).  Where the model's
+    directory cannot be written, the trail stays in --keep DIR, or goes to a directory of its
+    own under the system's temporary directory; ``spin -k FILE`` replays it from there."""
+    paths: list[Path] = []
+    notes: list[str] = []
+    replay = None
+    for name in dict.fromkeys(report.trail_files):   # pan -i names the same file each time
         source = workdir / name
         if not source.is_file():
             continue
-        target, number = _trail_target(model, name, force, taken)
-        taken.add(target)
+        target = model.with_name(Path(name).name)
+        existed = target.exists()
         try:
             shutil.copyfile(source, target)
         except OSError as err:
-            raise ToolchainError(f"cannot write the trail file {target}: {err}",
-                                 hint="--keep DIR keeps the trail in DIR instead") from err
-        saved.append((target, number))
-    return saved
+            moved = _keep_elsewhere(source, keep_dir)
+            notes.append(f"could not write {target} ({err.strerror or err}); "
+                         + (f"the trail is in {moved}" if moved else "the trail is lost"))
+            if moved is not None:
+                paths.append(moved)
+                replay = replay or _replay_command(model, spin_args, ["-k", str(moved)])
+            continue
+        if existed:
+            notes.append(f"replaced the previous {target}")
+        paths.append(target)
+        replay = replay or _replay_command(model, spin_args, [_trail_flag(model, name)])
+    stale = model.with_name(model.name + ".trail")
+    if stale.exists() and not any(Path(name).name == stale.name for name in report.trail_files):
+        # pan leaves it too, and spin -t would replay it: say it is not this run's.
+        written = "wrote no trail" if not report.trail_files else "wrote other trails"
+        notes.append(f"{stale} is an earlier run's: this run {written}")
+    return _SavedTrails(paths, replay, notes)
 
 
-def _trail_target(model: Path, pan_name: str, force: bool, taken: set[Path]) -> tuple[Path, int | None]:
-    """Where a trail goes: pan's own name next to the model (``m.pml.trail``, or ``m.pml3.trail``
-    from -e/-cN) if free or ``force``; else the first free ``m.pmlN.trail``.  Both are what
-    ``spin -t`` / ``spin -tN`` read."""
-    match = re.fullmatch(re.escape(model.name) + r"(\d*)\.trail", pan_name)
-    number = int(match.group(1)) if match and match.group(1) else None
-    preferred = model.with_name(pan_name)
-    if preferred not in taken and (force or not preferred.exists()):
-        return preferred, number
-    number = 1
-    while True:
-        candidate = model.with_name(f"{model.name}{number}.trail")
-        if candidate not in taken and not candidate.exists():
-            return candidate, number
-        number += 1
+def _keep_elsewhere(source: Path, keep_dir: Path | None) -> Path | None:
+    if keep_dir is not None:
+        return source   # already in --keep DIR, which is kept
+    try:
+        directory = Path(tempfile.mkdtemp(prefix="topspin-trail-"))
+        return Path(shutil.copy(source, directory / source.name))
+    except OSError:
+        return None
+
+
+def _trail_flag(model: Path, pan_name: str) -> str:
+    """spin's flag for the trail pan named ``pan_name``: -t for m.pml.trail, -tN for m.pmlN.trail."""
+    match = re.fullmatch(re.escape(model.name) + r"(\d*)\.trail", Path(pan_name).name)
+    return f"-t{match.group(1)}" if match and match.group(1) else "-t"
+
+
+def _replay_command(model: Path, spin_args: list[str], trail_flags: list[str]) -> str:
+    """``spin [-DN=3 ...] [-f formula] -t -p model``: the options that shape the model and its
+    claim, as the search had them, then the trail."""
+    return shlex.join(["spin", *spin_args, *trail_flags, "-p", str(model)])
+
+
+def _trail_depth(trail: Path) -> int | None:
+    """The depth of the error a trail records: its step lines (``step:pid:transition``) count
+    the states from depth 0, so one more than the depth pan reports with the error."""
+    try:
+        steps = sum(1 for line in trail.read_text(errors="replace").splitlines()
+                    if line[:1].isdigit())
+    except OSError:
+        return None
+    return steps - 1 if steps else None
 
 
 def _result(model: Path, strategy: str, search: _Search, trails: list[str], replay: str | None,

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from topspin_py.errors import UsageError
 from topspin_py.promela.model import ANY_CLAIM, FIRST_CLAIM, NO_CLAIM
@@ -218,3 +219,121 @@ def with_depth_limit(pan_args: tuple[str, ...] | list[str], limit: int) -> list[
 def depth_limit_is_an_error(pan_args: tuple[str, ...] | list[str]) -> bool:
     """``-b``: the user asked pan to treat reaching the depth limit as an error."""
     return "-b" in pan_args
+
+
+def explicit_depth_limit(pan_args: tuple[str, ...] | list[str]) -> int | None:
+    """The user's own -mN, if they gave one (then it is never changed: verify.py)."""
+    limits = [int(arg[2:]) for arg in pan_args if arg.startswith("-m") and arg[2:].isdigit()]
+    return limits[-1] if limits else None
+
+
+# pan goes on searching past an error under these: -e (every error), -i/-I (iterative
+# shortening), -cN with N other than 1 (-c0: no limit).
+def _goes_on_past_errors(arg: str) -> bool:
+    if arg in ("-e", "-i", "-I"):
+        return True
+    return arg.startswith("-c") and arg[2:].isdigit() and int(arg[2:]) != 1
+
+
+def stops_at_first_error(pan_args: tuple[str, ...] | list[str]) -> bool:
+    """Whether pan stops at its first error (pan's default, -c1)."""
+    counts = [arg for arg in pan_args if arg.startswith("-c") and arg[2:].isdigit()]
+    last_count_ok = not counts or int(counts[-1][2:]) == 1
+    return last_count_ok and not any(arg in ("-e", "-i", "-I") for arg in pan_args)
+
+
+def stopping_at_first_error(pan_args: tuple[str, ...] | list[str]) -> list[str]:
+    """The same pan arguments without the ones that make pan go on past an error."""
+    return [arg for arg in pan_args if not _goes_on_past_errors(arg)]
+
+
+def iterative(pan_args: tuple[str, ...] | list[str]) -> bool:
+    """-i or -I: pan shortens the error trail, rewriting the one trail file each time."""
+    return any(arg in ("-i", "-I") for arg in pan_args)
+
+
+# ------------------------------------------------------------------------------ spin's options
+
+# spin's -oN options that only change how pan.c is generated (dataflow optimisations,
+# write-only variables, statement merging, rendezvous, case caching): pan.h gives the layout
+# they lead to, and the symmetry is a property of the model's text, which they do not change.
+_GENERATION_OPTIONS = ("-o1", "-o2", "-o3", "-o4", "-o5")
+_READING_OPTIONS = {"-o6": "the old rules for priority tags", "-o7": "the old rules for semicolons"}
+
+
+@dataclass(frozen=True)
+class SpinOptions:
+    """spin's own options for ``spin -a``, checked: generation options and a never claim from
+    an LTL formula (-f FORMULA, -F FILE)."""
+
+    args: tuple[str, ...] = ()           # for spin -a, files made absolute (spin runs elsewhere)
+    shown: tuple[str, ...] = ()          # as the user gave them (for the replay command)
+    formula_args: tuple[str, ...] = ()   # ("-f", FORMULA) or ("-F", /abs/FILE), or ()
+    cpp_flags: tuple[str, ...] = ()      # -E-Idir's "-I/abs/dir": for our preprocessor as for spin's
+
+
+def parse_spin_args(words: tuple[str, ...] | list[str]) -> SpinOptions:
+    """Check spin's options; anything verify cannot honour is refused with a reason."""
+    args: list[str] = []
+    shown: list[str] = []
+    formula: tuple[str, ...] = ()
+    cpp_flags: list[str] = []
+    items = iter(words)
+    for word in items:
+        if word.startswith("-E-I") and len(word) > 4:
+            # spin's way to an include directory: -E hands the rest to its preprocessor.
+            directory = Path(word[4:])
+            if not directory.is_dir():
+                raise UsageError(f"spin {word}: include directory not found: {directory}")
+            cpp_flags.append(f"-I{directory.resolve()}")
+            args.append(f"-E{cpp_flags[-1]}")
+            shown.append(word)
+        elif word.startswith("-E"):
+            raise UsageError(f"spin {word}: verify hands only include directories (-E-IDIR) to "
+                             "spin's preprocessor", hint="give macros with -DNAME[=VALUE]")
+        elif word in _GENERATION_OPTIONS:
+            args.append(word)
+            shown.append(word)
+        elif word in _READING_OPTIONS:
+            raise UsageError(f"spin {word} ({_READING_OPTIONS[word]}) is not supported: topspin-py "
+                             "reads the model by SPIN 6.5.2's rules, and spin would read it otherwise")
+        elif word in ("-f", "-F"):
+            value = next(items, None)
+            if value is None:
+                raise UsageError(f"spin {word} needs a value",
+                                 hint="-f 'LTL formula' or -F file-holding-the-formula")
+            if formula:
+                raise UsageError("give one of spin's -f or -F, once")
+            if word == "-F":
+                if not Path(value).is_file():
+                    raise UsageError(f"spin -F: formula file not found: {value}")
+                formula = ("-F", str(Path(value).resolve()))
+            else:
+                formula = ("-f", value)
+            args.extend(formula)
+            shown.extend((word, value))
+        else:
+            raise UsageError(f"spin option '{word}' is not supported by verify",
+                             hint="supported: -o1 ... -o5, -f FORMULA, -F FILE, -E-IDIR (and -D "
+                                  "for the preprocessor); other spin options do not apply to a "
+                                  "verification")
+    return SpinOptions(tuple(args), tuple(shown), formula, tuple(cpp_flags))
+
+
+# spin -run's shorthands (spin 6.5.2, main.c, pats[]): each becomes a -D for pan's build.
+RUN_SHORTHANDS = {"-bfs": "BFS", "-bfspar": "BFS_PAR", "-bcs": "BCS", "-bitstate": "BITSTATE",
+                  "-bit": "BITSTATE", "-hc": "HC4", "-collapse": "COLLAPSE", "-noclaim": "NOCLAIM",
+                  "-noreduce": "NOREDUCE", "-np": "NP", "-safety": "SAFETY"}
+
+
+def defines_pan_args_need(defines: list[str], pan_args: list[str]) -> list[tuple[str, str]]:
+    """The defines spin -run adds for pan arguments (main.c, add_runtime): -l needs the
+    non-progress claim (-DNP), -i the revisiting of states reached by a shorter path
+    (-DREACH), without which -i does not find the shortest trail.  Returns (define, why)."""
+    names = {define_name(define) for define in defines}
+    needed = []
+    if "-l" in pan_args and "NP" not in names:
+        needed.append(("NP", "pan -l searches for non-progress cycles, which needs -DNP (as spin -run adds it)"))
+    if "-i" in pan_args and "REACH" not in names:
+        needed.append(("REACH", "pan -i shortens the trail; -DREACH lets it find the shortest (as spin -run adds it)"))
+    return needed

@@ -4,6 +4,9 @@ Everything happens in a work directory that the caller owns (a temporary one, or
 spin is given the model's absolute path rather than a copy, so that ``#include "x.h"`` next to
 the model still resolves; spin writes pan.* into its working directory, never beside the model.
 Messages that name that absolute path are rewritten to the path the user typed.
+
+pan is compiled as make would compile it: ``$CC`` (default gcc) and ``$CFLAGS`` from the
+environment, the flags after ours so that they win (``CFLAGS=-O0`` overrides our -O2).
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ class Toolchain:
     gcc: str
     spin_version: str
     warnings: tuple[str, ...] = ()
+    cc: str = ""                   # $CC as the environment had it ("ccache gcc"); empty: gcc
+    cflags: str = ""               # $CFLAGS as the environment had it
 
 
 @dataclass(frozen=True)
@@ -69,7 +74,30 @@ def find_toolchain() -> Toolchain:
     if version != SUPPORTED_SPIN_VERSION:
         warnings = (f"warning: {spin} is SPIN {version}; topspin-py is built and tested "
                     f"against SPIN {SUPPORTED_SPIN_VERSION}, results may differ",)
-    return Toolchain(spin=spin, gcc=gcc, spin_version=version, warnings=warnings)
+    return Toolchain(spin=spin, gcc=gcc, spin_version=version, warnings=warnings,
+                     cc=os.environ.get("CC", ""), cflags=os.environ.get("CFLAGS", ""))
+
+
+def _compiler(toolchain: Toolchain) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The compiler and its flags: $CC (default gcc) and $CFLAGS, split like a shell would
+    (make passes them to one); checked only when pan is compiled (generate never is)."""
+    try:
+        cc = tuple(shlex.split(toolchain.cc)) or (toolchain.gcc,)
+        cflags = tuple(shlex.split(toolchain.cflags))
+    except ValueError as err:
+        raise ToolchainError(f"cannot read CC or CFLAGS from the environment: {err}",
+                             hint="quote them as a shell would") from err
+    # pan's -D options decide what symmetry reduction can do (verify.refuse_with_symmetry):
+    # they must come through verify's -D, where they are checked, not around it.
+    macros = [flag for flag in cflags if flag.startswith(("-D", "-U"))]
+    if macros:
+        raise ToolchainError(f"CFLAGS holds {' '.join(macros)}: pan's -D options go to verify itself",
+                             hint=f"pass them as `topspin-py verify {' '.join(macros)} MODEL`, where "
+                                  "they are checked against the symmetry reduction")
+    if shutil.which(cc[0]) is None:
+        raise ToolchainError(f"the compiler in CC ('{cc[0]}') is not on PATH",
+                             hint="install it, or unset CC to compile pan with gcc")
+    return cc, cflags
 
 
 def _which(tool: str, package: str) -> str:
@@ -80,24 +108,39 @@ def _which(tool: str, package: str) -> str:
 
 
 def spin_command(toolchain: Toolchain, model: Path, defines: list[str] | tuple[str, ...],
-                 claim_file: Path | None = None) -> list[str]:
+                 claim_file: Path | None = None, spin_args: list[str] | tuple[str, ...] = ()) -> list[str]:
     # spin hands -D options to its preprocessor; they go before -a (spin -DN=3 -a m.pml).
+    # spin_args: spin's own options (-o3, -f FORMULA, ...), as the user gave them.
     claim = ["-N", str(claim_file.resolve())] if claim_file is not None else []
-    return [toolchain.spin, *(f"-D{define}" for define in defines), "-a", *claim, str(model.resolve())]
+    return [toolchain.spin, *(f"-D{define}" for define in defines), *spin_args, "-a", *claim,
+            str(model.resolve())]
 
 
 def generate_pan(toolchain: Toolchain, model: Path, shown_as: str, defines, workdir: Path,
-                 claim_file: Path | None = None) -> str:
-    """``spin -a`` (with ``-N claim_file``, a never claim of its own): write pan.c, pan.h, ...
-    into workdir.  Returns spin's output (ltl translations and notes).  A model spin rejects
-    becomes a ModelError at spin's file:line, naming ``shown_as`` (the path the user typed)
-    instead of the absolute path spin saw."""
-    command = spin_command(toolchain, model, defines, claim_file)
+                 claim_file: Path | None = None, spin_args: list[str] | tuple[str, ...] = ()) -> str:
+    """``spin -a`` (with ``-N claim_file``, a never claim of its own, and spin's own options
+    ``spin_args``): write pan.c, pan.h, ... into workdir.  Returns spin's output (ltl
+    translations and notes).  A model spin rejects becomes a ModelError at spin's file:line,
+    naming ``shown_as`` (the path the user typed) instead of the absolute path spin saw."""
+    command = spin_command(toolchain, model, defines, claim_file, spin_args)
     completed = _run(command, workdir, "spin")
     output = _rename_path(completed.stdout + completed.stderr, str(model.resolve()), shown_as)
     if completed.returncode != 0 or not (workdir / "pan.c").is_file():
         raise _spin_rejection(output)
     return output
+
+
+def never_claim_from_ltl(toolchain: Toolchain, formula_args: list[str] | tuple[str, ...]) -> str:
+    """The never claim spin writes for ``-f FORMULA`` or ``-F FILE`` (spin's translator, the
+    same one ``spin -a -f`` uses): the claim pan will check, for the symmetry to respect."""
+    with tempfile.TemporaryDirectory(prefix="topspin-ltl-") as workdir:
+        completed = _run([toolchain.spin, *formula_args], Path(workdir), "spin")
+    output = completed.stdout + completed.stderr
+    if completed.returncode != 0 or "never" not in completed.stdout:
+        raise ModelError(f"spin could not translate the formula ({shlex.join(formula_args)})",
+                         detail=output.strip() or None,
+                         hint="spin's -f takes an LTL formula for the never claim, e.g. -f '![] p'")
+    return completed.stdout
 
 
 def check_with_spin(model: Path, defines) -> str:
@@ -130,20 +173,22 @@ OPTIMISATION_LEVELS = ("-O0", "-O1", "-O2", "-O3")
 
 def compile_command(toolchain: Toolchain, flags: list[str] | tuple[str, ...],
                     optimisation: str = "-O2") -> list[str]:
-    return [toolchain.gcc, optimisation, *flags, "-o", "pan", "pan.c"]
+    cc, cflags = _compiler(toolchain)
+    return [*cc, optimisation, *flags, *cflags, "-o", "pan", "pan.c"]
 
 
 def compile_pan(toolchain: Toolchain, flags, workdir: Path, optimisation: str = "-O2") -> Path:
-    """gcc -O2 <flags> -o pan pan.c, in workdir (-O0 compiles a large pan.c several times
-    faster, for a pan that runs slower).  Returns the binary."""
+    """$CC -O2 <flags> $CFLAGS -o pan pan.c, in workdir (-O0 compiles a large pan.c several
+    times faster, for a pan that runs slower).  Returns the binary."""
     command = compile_command(toolchain, flags, optimisation)
-    completed = _run(command, workdir, "gcc")
+    completed = _run(command, workdir, command[0])
     if completed.returncode != 0:
         output = (completed.stdout + completed.stderr).strip()
         raise ToolchainError(
-            "gcc could not compile pan.c", detail=_tail(output, 40) + "\ncommand: " + shlex.join(command),
-            hint="check the -D flags (a misspelt or conflicting pan option is the usual cause); "
-                 "--keep DIR keeps pan.c for a closer look")
+            f"{Path(command[0]).name} could not compile pan.c",
+            detail=_tail(output, 40) + "\ncommand: " + shlex.join(command),
+            hint="check the -D flags (a misspelt or conflicting pan option is the usual cause) "
+                 "and $CC / $CFLAGS; --keep DIR keeps pan.c for a closer look")
     return workdir / "pan"
 
 

@@ -206,9 +206,11 @@ class Model:
 
 
 @collector_paused()
-def load_model(path: str | Path, defines: tuple[str, ...] | list[str] = ()) -> Model:
-    """Preprocess, parse and build the Model of the file at ``path``."""
-    return build_model(parse_file(path, defines), str(path))
+def load_model(path: str | Path, defines: tuple[str, ...] | list[str] = (),
+               cpp_flags: tuple[str, ...] = ()) -> Model:
+    """Preprocess, parse and build the Model of the file at ``path`` (``cpp_flags``: spin's
+    ``-E`` flags for its preprocessor, e.g. ``-I/dir``)."""
+    return build_model(parse_file(path, defines, cpp_flags), str(path))
 
 
 def build_model(spec: ast.Spec, path: str | None = None) -> Model:

@@ -27,9 +27,11 @@ from .preprocess import Preprocessed, preprocess
 _PROCTYPE_DECL = re.compile(r"\b(?:proctype|D_proctype)\s+([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def parse_file(path: str | Path, defines: tuple[str, ...] | list[str] = ()) -> ast.Spec:
-    """Preprocess ``path`` as spin does (with ``-D`` ``defines``) and parse it."""
-    pre = preprocess(path, defines)
+def parse_file(path: str | Path, defines: tuple[str, ...] | list[str] = (),
+               cpp_flags: tuple[str, ...] = ()) -> ast.Spec:
+    """Preprocess ``path`` as spin does (with ``-D`` ``defines`` and spin's ``-E`` flags
+    ``cpp_flags``) and parse it."""
+    pre = preprocess(path, defines, cpp_flags)
     return _parse(pre)
 
 

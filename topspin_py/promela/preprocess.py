@@ -48,15 +48,17 @@ def define_flags(defines: tuple[str, ...] | list[str]) -> list[str]:
     return flags
 
 
-def preprocess(path: str | Path, defines: tuple[str, ...] | list[str] = ()) -> Preprocessed:
-    """Run the model through cpp as spin does, keeping the line origins."""
+def preprocess(path: str | Path, defines: tuple[str, ...] | list[str] = (),
+               cpp_flags: tuple[str, ...] = ()) -> Preprocessed:
+    """Run the model through cpp as spin does, keeping the line origins.  ``cpp_flags``: what
+    spin's ``-E<flag>`` hands to its preprocessor (include directories, ``-I/dir``)."""
     path = Path(path)
     if not path.is_file():
         raise PreprocessorError(f"cannot read model file '{path}'", hint="check the path")
     if shutil.which(CPP_COMMAND[0]) is None:
         raise ToolchainError("gcc is not installed; spin needs it to preprocess models",
                              hint="install it with `apt-get install gcc` (or run `make demo`)")
-    command = CPP_COMMAND + define_flags(defines) + [str(path)]
+    command = CPP_COMMAND + define_flags(defines) + list(cpp_flags) + [str(path)]
     # Models are bytes to spin: a Latin-1 comment or binary garbage must reach the parser
     # (which reports what it cannot read at its position), not stop the decoding.
     proc = subprocess.run(command, capture_output=True, text=True, errors="replace")
