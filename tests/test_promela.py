@@ -225,6 +225,77 @@ def test_binary_operators_nest_by_precedence_and_to_the_left():
     assert print_expr(value) == "(((((a - b) - (c * d)) << 1) == b) || (c && (!(d) | a)))"
 
 
+# ------------------------------------------------------------------------ as spin 6.5.2 reads it
+# Each case is run through real spin -a first: what it accepts we must parse (to the structure
+# the case states), what it rejects we must reject.
+
+def spin_accepts(tmp_path: Path, text: str) -> tuple[bool, str]:
+    """Whether ``spin -a`` accepts ``text`` (it writes pan.c), and what it printed."""
+    path = write(tmp_path, text, "spin_case.pml")
+    proc = subprocess.run(["spin", "-a", path.name], cwd=tmp_path, capture_output=True, text=True)
+    accepted = proc.returncode == 0 and (tmp_path / "pan.c").is_file()
+    return accepted, proc.stdout + proc.stderr
+
+
+def kinds(steps) -> list[str]:
+    return [type(s).__name__ for s in steps]
+
+
+# A `}` ends a statement: spin's lexer inserts a `;` after it unless the next token is one of
+# proctype, init, never, `::`, fi, od, `}`, unless, `;`, `->` or the end (spinlex.c, yylex).
+@pytest.mark.parametrize("body, steps", [
+    ("atomic { x = 1 } x = 2", ["Atomic", "Assign"]),
+    ("L: atomic { x = 1 } goto L", ["Labeled", "Goto"]),
+    ("d_step { x = 1 } (x > 0) -> x = 2", ["DStep", "ExprStmt", "Assign"]),
+    ("{ x = 1 } !(x > 3)", ["Block", "ExprStmt"]),
+    ("{ x = 1 } -(x) < 3", ["Block", "ExprStmt"]),
+    ("{ x = 1 } unless { x == 2 } x = 3", ["Unless", "Assign"]),
+    ("for (i : 0 .. 2) { x++ } x--", ["ForRange", "IncDec"]),
+    ("if :: x == 0 -> { x = 1 } :: else fi; x = 2", ["If", "Assign"]),
+    ("do :: { x++ } break od", ["Do"]),
+    ("atomic { x = 1 }\n  /* a comment */ x = 2", ["Atomic", "Assign"]),
+])
+def test_a_closing_brace_ends_a_statement_as_in_spin(tmp_path, body, steps):
+    text = f"byte x, i;\nactive proctype P() {{\n  {body}\n}}\n"
+    accepted, output = spin_accepts(tmp_path, text)
+    assert accepted, output
+    spec = parse_text(text)
+    assert kinds(spec.units[1].body.steps) == steps
+    assert parse_text(print_spec(spec)) == spec
+
+
+def test_a_closing_brace_between_declarations_at_the_top_level(tmp_path):
+    text = "mtype = { a, b } typedef T { byte f } T t byte y\nactive proctype P() { y = a } init { t.f = b }"
+    accepted, output = spin_accepts(tmp_path, text)
+    assert accepted, output
+    assert kinds(parse_text(text).units) == ["MtypeDecl", "TypeDef", "Decl", "Decl", "Proctype", "Init"]
+
+
+def test_a_closing_brace_before_a_comma_is_an_error_as_in_spin(tmp_path):
+    # The `;` spin inserts after the `}` of the first channel's fields cuts the declaration.
+    text = "chan a = [1] of { byte }, b = [1] of { byte };\nactive proctype P() { a!1 }\n"
+    accepted, output = spin_accepts(tmp_path, text)
+    assert not accepted and "spin_case.pml:1, Error: syntax error" in output
+    with pytest.raises(PromelaSyntaxError) as info:
+        parse_text(text, "m.pml")
+    assert str(info.value.pos) == "m.pml:1:25"
+    assert "unexpected ','" in info.value.message
+
+
+@pytest.mark.parametrize("option, steps", [
+    ("else x = 1", ["Else", "Assign"]),
+    ("else (x == 0)", ["Else", "ExprStmt"]),
+    ("else -> x = 1", ["Else", "Assign"]),
+])
+def test_else_ends_a_statement_as_in_spin(tmp_path, option, steps):
+    # After `else` spin inserts a `;` unless `;`, `->` or `fi` follows.
+    text = f"byte x;\nactive proctype P() {{ if :: x > 0 :: {option} fi }}\n"
+    accepted, output = spin_accepts(tmp_path, text)
+    assert accepted, output
+    if_stmt = parse_text(text).units[1].body.steps[0]
+    assert kinds(if_stmt.options[1].steps) == steps
+
+
 # ------------------------------------------------------------------------ printer
 
 ROUND_TRIP = """\

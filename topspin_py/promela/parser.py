@@ -45,6 +45,7 @@ def parse_ltl_formula(text: str, pre: Preprocessed | None = None, line: int = 1,
     builder = _AstBuilder(pre or Preprocessed(text, [("<ltl>", 1)]), names, line, column)
     parser, postlex = _ltl_parser()
     postlex.proctypes = names
+    postlex.text = text
     try:
         tree = parser.parse(text)
     except UnexpectedInput as err:
@@ -57,13 +58,28 @@ def parse_ltl_formula(text: str, pre: Preprocessed | None = None, line: int = 1,
 # ---------------------------------------------------------------------------------- internals
 
 class _SpinLexerRules:
-    """Post-lexer for the two things spin's own lexer decides.
+    """Post-lexer for the things spin's own lexer decides.
 
     * Names of proctypes become PNAME, so that ``P[1]:x`` is a remote reference while
       ``a[1] : x`` inside ``(c -> a[1] : x)`` is not.
     * Implied semicolons (spin 6, ``implied_semis`` in spinlex.c): inside a body, outside
       parentheses, a newline after a token that can end a statement acts as a ``;``; after
       ``}`` not when ``unless`` follows.
+    * The two separators spin's ``yylex`` inserts whatever the layout ("repair two common
+      syntax mistakes with semi-colons before or after a '}'"): after every ``}`` a ``;``
+      unless the next token is ``proctype``, ``init``, ``never``, ``::``, ``fi``, ``od``,
+      ``}``, ``unless``, ``;``, ``->`` or the end of the input; after ``else`` a ``;`` unless
+      it is ``;``, ``->`` or ``fi``.  So ``atomic { x = 1 } x = 2`` and ``:: else x = 2``
+      are two statements, while ``chan a = [1] of { byte }, b = ...`` is an error, as in spin.
+
+    The grammar itself never lets a ``}`` end a statement (nor does spin.y): the rule adds no
+    rule and no LALR conflict to it, and it applies exactly where spin applies it, because it
+    lives where spin's does, in the lexer.
+    The ``;`` is yielded as soon as the ``}`` or ``else`` is, before the next token is lexed,
+    so the contextual lexer lexes that token in the parser state after the ``;`` (in the
+    state after ``}`` it could not lex a ``(`` or ``!``).  Whether the next token is one of
+    the exceptions is therefore decided on the text after the ``}`` (``text``, set before
+    each parse).
     """
 
     always_accept = ("NAME",)
@@ -72,10 +88,18 @@ class _SpinLexerRules:
                                  "INCR", "DECR"})
     # A top-level '{' after one of these opens a list (mtype values, message fields), not a body.
     _OPENS_LIST = frozenset({"EQUAL", "OF", "MTYPE"})
+    # What may follow without the inserted `;` (spinlex.c, yylex): the text after the `}` or
+    # `else`, past white space and comments, starts with one of these tokens or ends.
+    _SKIPPED = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
+    _NO_SEMI_AFTER = {
+        "RBRACE": re.compile(r"(?:proctype|init|never|fi|od|unless)(?![A-Za-z0-9_])|::|\}|;|->|\Z"),
+        "ELSE": re.compile(r"fi(?![A-Za-z0-9_])|;|->"),
+    }
 
     def __init__(self) -> None:
         self.proctypes: frozenset[str] = frozenset()
         self.keywords: dict[str, str] = {}
+        self.text = ""
 
     def learn_keywords(self, parser: Lark, contextual: frozenset[str]) -> None:
         """Reserve every keyword of the grammar except the ``contextual`` ones.
@@ -118,6 +142,17 @@ class _SpinLexerRules:
                 parens -= 1
             previous = token
             yield token
+            rule = self._NO_SEMI_AFTER.get(token.type)
+            if rule is not None and not self._next_is(rule, token):
+                previous = Token.new_borrow_pos("_SEMI", ";", token)
+                yield previous
+
+    def _next_is(self, rule: re.Pattern[str], token: Token) -> bool:
+        """Whether the text after ``token`` (past white space and comments) matches ``rule``."""
+        assert token.end_pos is not None  # the lexer places every token
+        skipped = self._SKIPPED.match(self.text, token.end_pos)
+        assert skipped is not None  # the pattern matches the empty string
+        return rule.match(self.text, skipped.end()) is not None
 
 
 def _grammar(name: str = "promela.lark") -> str:
@@ -167,6 +202,7 @@ def _parse(pre: Preprocessed) -> ast.Spec:
     parser, postlex, builder = _spec_parser()
     names = _proctype_names(pre.text)
     postlex.proctypes = names
+    postlex.text = pre.text
     builder.begin(pre, names)
     try:
         built = parser.parse(pre.text)
