@@ -296,6 +296,57 @@ def test_else_ends_a_statement_as_in_spin(tmp_path, option, steps):
     assert kinds(if_stmt.options[1].steps) == steps
 
 
+def test_a_named_never_claim_keeps_its_name(tmp_path):
+    text = ("byte x;\nactive proctype P() { x++ }\n"
+            "never small { do :: x < 3 :: x >= 3 -> break od }\n"
+            "never big { do :: x > 3 -> break :: else od }\n")
+    accepted, output = spin_accepts(tmp_path, text)
+    assert accepted, output
+    spec = parse_text(text)
+    assert [u.name for u in spec.units[2:]] == ["small", "big"]
+    printed = print_spec(spec)
+    assert "never small {" in printed and parse_text(printed) == spec
+    # pan -N big checks only that claim: only it constrains the search.
+    model = build_model(spec)
+    assert [u.name for u in model.keeping_claim("big").never_claims] == ["big"]
+
+
+def test_receive_arguments_nest_as_spin_reads_them(tmp_path):
+    # spin.y's rargs: `a(b, c)`, `(a, b, c)`, `a, (b, c)` and `a(b(c))` all receive a, b, c.
+    forms = ["(a, b, c)", "a(b, c)", "a, (b, c)", "a(b(c))", "((a, b, c))"]
+    text = ("chan q = [4] of { byte, byte, byte };\nactive proctype P() { byte a, b, c;\n"
+            + "".join(f"  q!1, 2, 3; q?{form};\n" for form in forms) + "  q!1, 2, 3; q?[1(2, 3)]\n}\n")
+    accepted, output = spin_accepts(tmp_path, text)
+    assert accepted, output
+    steps = parse_text(text).units[1].body.steps[1:]
+    names = [ast.VarRef(name=n) for n in "abc"]
+    receives = [s for s in steps if isinstance(s, ast.Receive)]
+    assert len(receives) == len(forms) and all(r.args == names for r in receives)
+    assert steps[-1].expr.args == [ast.Const(value=v) for v in (1, 2, 3)]
+
+
+@pytest.mark.parametrize("body", [
+    "x = 1; L: }",          # a label with no statement labels a skip (spin.y, `NAME ':'`)
+    "L: ; x = 2 }",
+])
+def test_a_label_without_a_statement(tmp_path, body):
+    text = f"byte x;\nactive proctype P() {{ {body}\n"
+    accepted, output = spin_accepts(tmp_path, text)
+    assert accepted, output
+    spec = parse_text(text)
+    label = next(s for s in spec.units[1].body.steps if isinstance(s, ast.Labeled))
+    assert label == ast.Labeled(label="L", stmt=ast.Skip())
+    assert parse_text(print_spec(spec)) == spec
+
+
+def test_a_for_body_on_the_next_line(tmp_path):
+    # The newline after `)` implies a `;`, which spin.y's for_post allows before the `{`.
+    text = "byte x;\nactive proctype P() { byte i;\n  for (i : 0 .. 2)\n  { x++ }\n}\n"
+    accepted, output = spin_accepts(tmp_path, text)
+    assert accepted, output
+    assert kinds(parse_text(text).units[1].body.steps) == ["Decl", "ForRange"]
+
+
 # ------------------------------------------------------------------------ printer
 
 ROUND_TRIP = """\

@@ -489,7 +489,8 @@ class _AstBuilder(Transformer):
         return ast.Init(body=body, priority=_tagged(children, "priority"), pos=self._pos(start))
 
     def never(self, start, children):
-        return ast.Never(body=children[0], pos=self._pos(start))
+        name = _tok(children, "NAME")
+        return ast.Never(body=children[-1], name=str(name) if name else None, pos=self._pos(start))
 
     def trace(self, start, children):
         return ast.Trace(body=children[-1], negated=_tok(children, "NOTRACE") is not None,
@@ -593,6 +594,11 @@ class _AstBuilder(Transformer):
     def labeled(self, start, children):
         return ast.Labeled(label=str(children[0]), stmt=children[1], pos=self._pos(start))
 
+    def label_only(self, start, children):
+        # spin.y: a label with no statement labels a skip (the constant 1, as `skip` is)
+        return ast.Labeled(label=str(children[0]), stmt=ast.Skip(pos=self._pos(start)),
+                           pos=self._pos(start))
+
     def assign(self, start, children):
         return ast.Assign(target=children[0], value=children[1], pos=self._pos(start))
 
@@ -619,6 +625,12 @@ class _AstBuilder(Transformer):
 
     def brace_args(self, start, children):
         return list(children)
+
+    def more_args(self, start, children):
+        return [children[0], *children[1]]
+
+    def paren_args(self, start, children):
+        return children[0]
 
     def eval_arg(self, start, children):
         return ast.Eval(expr=children[0], pos=self._pos(start))

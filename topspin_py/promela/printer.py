@@ -46,7 +46,8 @@ def _unit(unit) -> str:
         prio = f" priority {_expr(unit.priority)}" if unit.priority is not None else ""
         return f"init{prio} " + _body(unit.body, 0)
     if isinstance(unit, ast.Never):
-        return "never " + _body(unit.body, 0)
+        name = f"{unit.name} " if unit.name else ""
+        return f"never {name}" + _body(unit.body, 0)
     if isinstance(unit, ast.Trace):
         return ("notrace " if unit.negated else "trace ") + _body(unit.body, 0)
     if isinstance(unit, ast.Ltl):
