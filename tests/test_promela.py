@@ -347,6 +347,38 @@ def test_a_for_body_on_the_next_line(tmp_path):
     assert kinds(parse_text(text).units[1].body.steps) == ["Decl", "ForRange"]
 
 
+LTL_CASES = {
+    "implies": "a -> b -> c",          # IMPLIES and EQUIV: one level, to the left
+    "equiv_implies": "a <-> b -> c",
+    "implies_equiv": "a -> b <-> c",
+    "until": "a U b U c",               # UNTIL, WEAK_UNTIL, RELEASE: one level, to the left
+    "weak_release": "a W b V c",
+    "strong": "a stronguntil b",
+    "r_is_a_name": "a U R",            # R is no operator to spin
+    "prefix": "[] a U b",
+    "and_until": "a && b U c || a",
+    "not_eq": "! a == b",               # Promela's `!` binds tighter than `==`
+    "words": "always (a implies eventually b) equivalent c",
+}
+
+
+def test_ltl_formulas_read_as_spin_reads_them(tmp_path):
+    # spin prints each formula as it parsed it; our printer parenthesises every operation, so
+    # spin prints the same for our text exactly when our AST has spin's structure.
+    original = "bool a, b, c, R;\nactive proctype P() { a = 1; b = 1; c = 1 }\n" + "".join(
+        f"ltl {name} {{ {formula} }}\n" for name, formula in LTL_CASES.items())
+    accepted, spin_original = spin_accepts(tmp_path, original)
+    assert accepted, spin_original
+    printed = print_spec(parse_text(original))
+    accepted, spin_printed = spin_accepts(tmp_path, printed)
+    assert accepted, spin_printed
+
+    def formulas(output):
+        return sorted(line for line in output.splitlines() if line.startswith("ltl "))
+    assert len(formulas(spin_original)) == len(LTL_CASES)
+    assert formulas(spin_printed) == formulas(spin_original)
+
+
 # ------------------------------------------------------------------------ printer
 
 ROUND_TRIP = """\

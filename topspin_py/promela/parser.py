@@ -190,7 +190,7 @@ def _ltl_parser() -> tuple[Lark, _SpinLexerRules]:
 # Words that are keywords only where the grammar expects them: `in` only in `for (x in a)` (a
 # channel parameter is often called `in`), the LTL operators only inside formulas.
 _CONTEXTUAL_KEYWORDS = frozenset({"in"})
-_LTL_KEYWORDS = frozenset({"U", "W", "V", "R", "X", "until", "weakuntil", "stronger", "release",
+_LTL_KEYWORDS = frozenset({"U", "W", "V", "X", "until", "stronguntil", "weakuntil", "release",
                            "always", "eventually", "next", "implies", "equivalent"})
 
 
@@ -798,7 +798,6 @@ class _AstBuilder(Transformer):
     ltl_until = _ltl_binary("U")
     ltl_weakuntil = _ltl_binary("W")
     ltl_release = _ltl_binary("V")
-    ltl_strongrelease = _ltl_binary("stronger")
     ltl_always = _ltl_unary("[]")
     ltl_eventually = _ltl_unary("<>")
     ltl_next = _ltl_unary("X")

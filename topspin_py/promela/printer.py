@@ -239,6 +239,5 @@ def _ltl(f) -> str:
     if isinstance(f, ast.LtlUnary):
         return f"{f.op} ({_ltl(f.arg)})" if f.op in ("X",) else f"{f.op}({_ltl(f.arg)})"
     if isinstance(f, ast.LtlBinary):
-        op = {"V": "V", "stronger": "stronger"}.get(f.op, f.op)
-        return f"({_ltl(f.left)} {op} {_ltl(f.right)})"
+        return f"({_ltl(f.left)} {f.op} {_ltl(f.right)})"
     return _expr(f)
