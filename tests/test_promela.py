@@ -52,6 +52,16 @@ def test_syntax_error_points_at_the_offending_token(tmp_path):
     assert "x = = 2" in rendered  # the offending line is shown
 
 
+def test_error_in_an_ltl_formula_points_into_the_formula():
+    text = "bool p, q;\nactive proctype P() { p = 1 }\n\tltl f { [](p -> (q & <> p)) }\n"
+    with pytest.raises(PromelaSyntaxError) as info:
+        parse_text(text, "m.pml")
+    assert str(info.value.pos) == "m.pml:3:23"  # at the `<>` under `&`
+    spec = parse_text(text.replace("& <>", "&&"), "m.pml")
+    # `q && p`, inside its parentheses (as with test_positions_are_where_constructs_start)
+    assert str(spec.units[2].formula.arg.right.pos) == "m.pml:3:19"
+
+
 def test_error_in_an_included_file_names_that_file(tmp_path):
     write(tmp_path, "byte y;\nbyte z z;\n", "defs.h")
     path = write(tmp_path, '#include "defs.h"\nactive proctype P() { y++ }\n')

@@ -442,7 +442,7 @@ class _AstBuilder(Transformer):
 
     def position(self, line: int, column: int) -> SourcePos:
         assert self.pre is not None, "the constructor or begin() gives the file"
-        if self.line_offset == 0 and line == 1:
+        if line == 1:  # the first line of an ltl formula starts after its `{`
             column += self.column_offset
         return self.pre.position(line + self.line_offset, column)
 
