@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Sequence
 
 from statespace import StateSpace, count_orbits, explore
+from transitions import TransitionGraph, explore_transitions
 from topspin_py.codegen.render import STRATEGIES
 from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.result import Result
@@ -152,21 +153,38 @@ def group_in_force(path: Path, defines: Sequence[str], pan_args: Sequence[str]) 
     return detect(model_as_searched(load_model(path, tuple(defines)), list(defines), list(pan_args)))
 
 
-def explore_plain(comparison: Comparison, workdir: Path) -> tuple[StateSpace, Group]:
-    """Plain SPIN's state space, dumped with the flags the reduced searches were compiled
-    with, and the group verify used (tests/statespace.py)."""
+def oracle_flags(comparison: Comparison) -> list[str]:
+    """The compile flags the reduced searches were built with, without the canonicaliser's
+    macro: the oracles explore the state space the reduction explores."""
     reduced_flags = {tuple(f for f in result.compile_flags if f != f"-D{SYM_MACRO}")
                      for result in comparison.reduced.values() if result.strategy != "none"}
     assert len(reduced_flags) <= 1, reduced_flags
     # The reduced builds may add a define plain SPIN does without (-DNOCOMP for a model that
     # receives into _pid, reduce.defines_the_reduction_needs): the oracle explores theirs.
-    flags = list(reduced_flags.pop()) if reduced_flags else comparison.plain.compile_flags
+    return list(reduced_flags.pop()) if reduced_flags else comparison.plain.compile_flags
+
+
+def explore_plain(comparison: Comparison, workdir: Path) -> tuple[StateSpace, Group]:
+    """Plain SPIN's state space, dumped with the flags the reduced searches were compiled
+    with, and the group verify used (tests/statespace.py)."""
+    flags = oracle_flags(comparison)
     space = explore(comparison.path, workdir, flags, comparison.pan_args, comparison.defines)
     if flags == comparison.plain.compile_flags:
         assert space.pan_stored == comparison.plain.states_stored
     group = detect(model_as_searched(space.model, list(comparison.defines), list(comparison.pan_args)))
     assert group.order == comparison.group_order
     return space, group
+
+
+def explore_graph(comparison: Comparison, workdir: Path) -> tuple[TransitionGraph, Group]:
+    """Plain SPIN's graph of stored states, moves and errors (tests/transitions.py), searched
+    with the flags the reduced searches were compiled with and with ``-c0`` (on past errors),
+    from every image of the initial state under the group verify used; and that group."""
+    group = group_in_force(comparison.path, comparison.defines, comparison.pan_args)
+    assert group.order == comparison.group_order
+    graph = explore_transitions(comparison.path, workdir, oracle_flags(comparison), comparison.pan_args,
+                                comparison.defines, roots=group.generators)
+    return graph, group
 
 
 def orbit_count(comparison: Comparison, workdir: Path) -> int:

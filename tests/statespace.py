@@ -404,16 +404,21 @@ def explore(model_path: str | Path, workdir: str | Path, flags: Sequence[str] = 
     dump = (workdir / f"{local.name}.svd").read_bytes()
     if len(dump) % vsize:
         raise OracleError(f"{local.name}.svd holds {len(dump)} bytes, not a multiple of {vsize}")
-    records, _ = svd_records(dump, pan)
+    records, nested = svd_records(dump, pan)
     _check_zero_beyond_end(records, pan.fields.get(_VSZ))
     space = StateSpace(model, layout, pan, records, _stored_count(output), tuple(flags), tuple(pan_args))
     dumped = len(dump) // vsize
+    # pan dumps every state it stores, the nested search's copies too: "N states, stored
+    # (M visited)" when some of those share a hash entry, else just "M states, stored".
     visited = _VISITED.search(output)
-    if visited is None and (dumped != space.pan_stored or len(records) != dumped):
-        raise OracleError(f"pan stored {space.pan_stored} states, the dump holds {dumped} records of "
-                          f"which {len(records)} differ in the bytes pan stores")
     if visited is not None and dumped != int(float(visited.group(1))):
         raise OracleError(f"pan visited {visited.group(1)} states, the dump holds {dumped} records")
+    if visited is None and dumped != space.pan_stored:
+        raise OracleError(f"pan stored {space.pan_stored} states, the dump holds {dumped} records")
+    # Each copy the nested search stores is of a state the first search stored before it.
+    if len(records) != dumped - nested:
+        raise OracleError(f"the dump holds {dumped} records ({nested} from the nested search), of which "
+                          f"{len(records)} differ in the bytes pan stores")
     return space
 
 

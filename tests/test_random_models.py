@@ -1,4 +1,4 @@
-"""Random symmetric and nearly symmetric models, verified every way (issue 5).
+"""Random symmetric and nearly symmetric models, verified every way (issues 5 and 11).
 
 Why
 ---
@@ -7,16 +7,26 @@ a combination nobody wrote: a pid kept in a local and used as an index, a queue 
 a lock, states inside an atomic sequence, one process singled out by a literal.  hypothesis
 draws such models (tests/randommodels.py) and, for each one:
 
-* ``detect`` does not crash, and every element of the group it finds fixes the process the
-  model's one asymmetry singles out (a pid literal, an initial value, a run argument, an
-  assertion naming a pid): detection must not permute what the text tells apart;
+* ``detect`` does not crash, and every element of the group it finds maps what the model's
+  defects single out onto itself (a pid in a guard, an initial value, a run argument, a
+  constant expression, a plain variable or a remote reference naming a pid, a monitor's option
+  for one process, a pid-indexed array too short for some pids, a copy's channel id):
+  detection must not permute what the text tells apart;
 * plain SPIN and every registered strategy agree on the verdict and on the kind of the first
   error (tests/differential.py);
+* without partial order reduction, every generator of the group maps plain pan's graph of
+  stored states, moves and errors onto itself (the transition oracle, tests/transitions.py),
+  models with errors included: pan goes on past them (``-c0``);
 * in a safety search without partial order reduction and without errors, every exact strategy
   stores the orbit oracle's count, and every generator that fixes the initial state maps
   reachable states to reachable states (tests/statespace.py);
 * with partial order reduction, verdicts agree and exact strategies store no more than plain
   SPIN.
+
+tests/randomchecks.py runs these checks; the defects are placed so that each guards an error
+only a path of the process it names reaches (tests/randommodels.py), so that an analysis that
+overlooks one is caught by the verdicts or the transition oracle (tests/test_planted_bugs.py
+plants two such bugs and shows it).
 
 Liveness searches have a test of their own: a model with an ``accept_here`` label is searched
 for acceptance cycles (pan -a), one with a ``progress_here`` label for non-progress cycles
@@ -32,34 +42,36 @@ whose local ``pid`` variable pins pid 0) is run with plain SPIN and one strategy
 strategy falls back to the same plain pipeline, and one run shows that it does.
 
 The examples are derandomized (the same every run, so CI is reproducible) and few: each costs
-a gcc -O2 build per strategy.  ``pytest --hypothesis-show-statistics`` shows how they split
-into symmetric, nearly symmetric, erroneous and trivial-group models.  A soak run draws fresh
+a gcc -O2 build per strategy, and the transition oracle two more builds.  ``pytest
+--hypothesis-show-statistics`` shows how they split into symmetric and nearly symmetric models,
+erroneous and trivial-group ones, and which constructs they hold.  A soak run draws fresh
 models, as many per test as ``TOPSPIN_SOAK`` says (hypothesis prints the seed and the model of
-a failure):
+a failure), and prints how many models it checked, how many had a non-trivial group and how
+many disagreed with plain SPIN or failed an oracle:
 
     TOPSPIN_SOAK=200 pytest tests/test_random_models.py
+
+With ``TOPSPIN_SOAK_FAILURES=dir``, every model that fails a check is also written there, with
+its search and what the checks said (hypothesis goes on to shrink it).
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 
-from differential import STRATEGY_NAMES, check_against_plain, explore_plain, verify_every_way
-from randommodels import ACCEPT, PROGRESS, ModelSpec, model_specs
-from statespace import GroupAction, closure_violations, count_orbits
-from topspin_py.promela import load_model
-from topspin_py.symmetry.detect import detect
-
-PAN_ARGS = ("-m100000",)   # deeper than any generated model; verify would rerun otherwise
-
+from randomchecks import CHECKS, TRANSITIONS, VERDICTS, examine, features, search
+from randommodels import ModelSpec, model_specs
 
 SOAK = int(os.environ.get("TOPSPIN_SOAK", "0"))
+# What a soak run saw, over every test of the module (printed when the module is done).
+TALLY: Counter = Counter()
 
 
 def examples(count: int) -> settings:
@@ -72,7 +84,7 @@ def examples(count: int) -> settings:
 # examples of their own, so that a change of hypothesis' derandomized draws cannot leave one
 # kind out.
 @pytest.mark.parametrize("nearly_symmetric", [False, True], ids=["symmetric", "nearly-symmetric"])
-@examples(4)
+@examples(5)
 @given(data=st.data())
 def test_random_model_safety(nearly_symmetric: bool, data):
     spec = data.draw(model_specs(nearly_symmetric=nearly_symmetric, liveness=False), label="spec")
@@ -81,7 +93,7 @@ def test_random_model_safety(nearly_symmetric: bool, data):
 
 
 @examples(3)
-@given(spec=model_specs(liveness=False))
+@given(spec=model_specs(liveness=False, partial_order=True))
 def test_random_model_safety_with_partial_order_reduction(spec: ModelSpec):
     with tempfile.TemporaryDirectory(prefix="random-model-") as workdir:
         check_model(spec, True, Path(workdir))
@@ -94,52 +106,47 @@ def test_random_model_liveness(spec: ModelSpec, partial_order: bool):
         check_model(spec, partial_order, Path(workdir))
 
 
-def search(spec: ModelSpec, partial_order: bool) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """verify's defines and pan arguments for the kind of search the model's label asks for."""
-    defines = () if partial_order else ("NOREDUCE",)
-    if spec.liveness == ACCEPT:
-        return defines, (*PAN_ARGS, "-a")
-    if spec.liveness == PROGRESS:
-        return (*defines, "NP"), (*PAN_ARGS, "-l")
-    return defines, PAN_ARGS
-
-
 def check_model(spec: ModelSpec, partial_order: bool, workdir: Path) -> None:
-    source = spec.source()
-    note(source)
-    path = workdir / "model.pml"
-    path.write_text(source)
+    note(spec.source())
+    found = examine(spec, partial_order, workdir)
+    note(found.comparison.describe())
+    plain, order = found.comparison.plain, found.group.order
 
-    group = detect(load_model(path))
-    fixed = spec.fixed_pid
-    if fixed is not None:
-        moving = [group.cycles(g) for g in group.generators if g.pid(fixed) != fixed]
-        assert not moving, f"pid {fixed} is singled out by the text, yet {moving} move it"
-
-    defines, pan_args = search(spec, partial_order)
-    strategies = STRATEGY_NAMES if group.order > 1 else STRATEGY_NAMES[:1]
-    comparison = verify_every_way(path, defines, pan_args, strategies)
-    note(comparison.describe())
-    assert comparison.group_order == group.order
-
-    event("symmetric" if spec.asymmetry is None else "nearly symmetric")
-    event("trivial group" if group.order == 1 else "nontrivial group")
-    event("errors" if comparison.plain.errors else "no errors")
+    event("symmetric" if not spec.nearly_symmetric else "nearly symmetric")
+    event("trivial group" if order == 1 else "nontrivial group")
+    event("errors" if plain.errors else "no errors")
     event("POR" if partial_order else "NOREDUCE")
+    defines, pan_args = search(spec, partial_order)
     event(f"search: {' '.join((*defines, *pan_args))}")
+    for tag in features(spec):
+        event(tag)
+    for name in found.ran:
+        if name != VERDICTS:
+            event(f"check: {name}")
 
-    orbits = None
-    if group.order > 1 and spec.liveness is None and not partial_order and not comparison.plain.errors:
-        space, oracle_group = explore_plain(comparison, workdir / "oracle")
-        elements = [oracle_group.alpha(g) for g in oracle_group.perm_group.generate()]
-        orbits = count_orbits(space, elements).count
-        # A generator that fixes the initial state maps reachable states to reachable states
-        # (test_oracles.py explains why the others need not).
-        action = GroupAction(space)
-        initial = space.records[0]
-        for generator in oracle_group.generators:
-            if space.key(action.image(initial, generator)) == space.key(initial):
-                assert not closure_violations(space, generator, limit=1), \
-                    f"{oracle_group.cycles(generator)} maps a reachable state to an unreachable one"
-        event("orbit oracle")
-    check_against_plain(comparison, orbits)
+    if found.failures and os.environ.get("TOPSPIN_SOAK_FAILURES"):
+        keep = Path(os.environ["TOPSPIN_SOAK_FAILURES"])
+        keep.mkdir(parents=True, exist_ok=True)
+        name = f"failure-{len(list(keep.glob('*.pml'))):03d}"
+        (keep / f"{name}.pml").write_text(found.source)
+        (keep / f"{name}.txt").write_text(f"{' '.join((*defines, *pan_args))}\n{found.report()}\n")
+    seen = {"models": True, "nontrivial group": order > 1, "nearly symmetric": spec.nearly_symmetric,
+            "with errors": bool(plain.errors), "transition oracle": TRANSITIONS in found.ran,
+            **{f"failed: {name}": name in found.failures for name in CHECKS}}
+    TALLY.update({key: int(value) for key, value in seen.items()})
+    assert not found.failures, found.report()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def soak_figure(request):
+    """After a soak run, the figure issue 11 asks for: models, non-trivial groups, failures."""
+    yield
+    if SOAK and TALLY["models"]:
+        failed = ", ".join(f"{name} {TALLY[f'failed: {name}']}" for name in CHECKS)
+        line = (f"soak: {TALLY['models']} random models, {TALLY['nontrivial group']} with a non-trivial "
+                f"group, {TALLY['nearly symmetric']} nearly symmetric, {TALLY['with errors']} with errors, "
+                f"{TALLY['transition oracle']} through the transition oracle; "
+                f"disagreements with plain SPIN: {TALLY['failed: verdicts']}; failures by check: {failed}")
+        capture = request.config.pluginmanager.get_plugin("capturemanager")
+        with capture.global_and_fixture_disabled():
+            print("\n" + line)

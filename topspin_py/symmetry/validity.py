@@ -212,7 +212,7 @@ class Checker:
         self.value_places = self._value_places()
         self.structured_messages = self._structured_messages()
         self.written_static_channels = self._written_static_channels()
-        self.forms = NormalForms(atomic_states_stored=model.atomic_states_stored)
+        self.forms = NormalForms(atomic_states_stored=model.atomic_states_stored, constants=self.constants)
         init_body = self.sequence(model.init.body, INIT, None) if model.init is not None else None
         # Decided on the text as written: a permutation keeps distinct locations distinct.
         self.init_setup = bool(init_body and init_body.steps and isinstance(init_body.steps[0], (ast.Atomic, ast.DStep))
@@ -1146,8 +1146,11 @@ class NormalForms:
     sequences too).
     """
 
-    def __init__(self, atomic_states_stored: bool = False) -> None:
+    def __init__(self, atomic_states_stored: bool = False, constants: dict[str, int] | None = None) -> None:
         self.atomic_states_stored = atomic_states_stored
+        # Names with one value in every state (Checker.constants): `st[m2]` and the rewrite's
+        # `st[2]` for the mtype name m2 = 2 are the same text.
+        self.constants = constants or {}
 
     def text(self, node, marked: Token | None = None, known: dict | None = None, remember: bool = False,
              fresh: frozenset = frozenset(), where: str = PLAIN) -> str:
@@ -1185,10 +1188,13 @@ class NormalForms:
             inner = self.inside(node, where)
             result = cls.__name__ + "(" + self._text(node.body, marked, known, remember, fresh, inner) + ")"
         elif isinstance(node, (ast.BinOp, ast.UnOp, ast.CondExpr)) \
-                and (value := _literal_value(node)) is not None:
+                and (value := _literal_value(node, self.constants)) is not None:
             result = f"Const({value!r})"
+        elif isinstance(node, ast.VarRef) and node.index is None and node.field is None \
+                and node.name in self.constants:
+            result = f"Const({self.constants[node.name]!r})"
         elif isinstance(node, ast.BinOp) and node.op in _COMMUTATIVE \
-                and not (node.op in _SHORT_CIRCUIT and _may_fail(node)):
+                and not (node.op in _SHORT_CIRCUIT and _may_fail(node, self.constants)):
             operands = _flatten(node) if node.op in _ASSOCIATIVE else [node.left, node.right]
             texts = [self._text(o, marked, known, remember, fresh, where) for o in operands]
             result = f"({node.op} " + " ".join(sorted(texts)) + ")"
@@ -1299,26 +1305,27 @@ def _normal(node, marked: Token | None = None, known: dict | None = None, rememb
     return _DEFAULT_FORMS.text(node, marked, known, remember, fresh)
 
 
-def _literal_value(node) -> int | None:
-    """The value of constant arithmetic on literals (``2 - 1``): it names the same value as
-    the folded literal the rewrite writes in its place."""
+def _literal_value(node, constants: dict[str, int] | None = None) -> int | None:
+    """The value of constant arithmetic on literals and ``constants`` (``2 - 1``, ``N - 1``): it
+    names the same value as the folded literal the rewrite writes in its place."""
     try:
-        value = constant_value(node)
+        value = constant_value(node, constants)
     except (TypeError, ValueError, OverflowError):
         return None
     return value
 
 
-def _may_fail(node) -> bool:
+def _may_fail(node, constants: dict[str, int] | None = None) -> bool:
     """Whether evaluating ``node`` can raise an error (an array index, a remote reference, a
     division): then ``a && b`` and ``b && a`` differ in which errors they raise.  An index
-    that is a constant or ``_pid`` does not count: a constant is in bounds or out of them for
-    every process, and ``_pid`` indexes an array indexed by pid, which covers every pid a
-    valid permutation moves (Checker.check_state_shape)."""
+    that is a constant (after folding ``constants``) or ``_pid`` does not count: a constant is
+    in bounds or out of them for every process, and ``_pid`` indexes an array indexed by pid,
+    which covers every pid a valid permutation moves (Checker.check_state_shape)."""
     for n in node.walk():
         if isinstance(n, ast.VarRef) and n.index is not None and not isinstance(n.index, ast.Const) \
                 and not (isinstance(n.index, ast.VarRef) and n.index.name == "_pid"
-                         and n.index.index is None and n.index.field is None):
+                         and n.index.index is None and n.index.field is None) \
+                and _literal_value(n.index, constants) is None:
             return True
         if isinstance(n, (ast.RemoteVar, ast.RemoteLabel, ast.Run, ast.Builtin, ast.CExpr)):
             return True
