@@ -6,8 +6,11 @@ assertions of what the Model says into the model itself and runs the verifier.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -15,8 +18,10 @@ import pytest
 
 from topspin_py.errors import ModelError, PreprocessorError, PromelaSyntaxError
 from topspin_py.promela import ast, build_model, load_model, parse_file, parse_text, print_spec
-from topspin_py.promela.printer import print_expr
 from topspin_py.promela.model import INIT
+from topspin_py.promela.printer import print_expr
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 def write(tmp_path: Path, text: str, name: str = "m.pml") -> Path:
@@ -77,6 +82,105 @@ def test_preprocessor_error_has_a_position(tmp_path):
         parse_file(path)
     assert info.value.pos.line == 2
     assert "missing.h" in info.value.message
+
+
+# ------------------------------------------------------------------------ bytes that are not text
+# spin reads a model as bytes: what its lexer skips (comments, strings, c_code) may hold any
+# byte, and cpp drops NUL bytes (with a warning); elsewhere a byte that is not ASCII is a
+# syntax error.  Each case asks spin first.
+
+def spin_on_bytes(tmp_path: Path, data: bytes, name: str = "bytes.pml") -> tuple[Path, bool, bytes]:
+    """``data`` written to ``name``; whether ``spin -a`` accepts it (writes pan.c), and what it
+    printed."""
+    path = tmp_path / name
+    path.write_bytes(data)
+    proc = subprocess.run(["spin", "-a", name], cwd=tmp_path, capture_output=True)
+    return path, proc.returncode == 0 and (tmp_path / "pan.c").is_file(), proc.stdout + proc.stderr
+
+
+def test_bytes_that_are_not_utf8_in_comments_strings_and_c_code_as_spin_accepts_them(tmp_path):
+    path, accepted, said = spin_on_bytes(
+        tmp_path, b"/* caf\xe9, na\xefve */ byte x; // \xff\xfe\n"
+                  b"active proctype P() {\n"
+                  b"    x = 1;  /* \xe0 la ligne */\n"
+                  b"    printf(\"d\xe9j\xe0 vu\\n\");\n"
+                  b"    c_code { /* \xa9 */ now.x = 2; }\n"
+                  b"}\n")
+    assert accepted, said
+    spec = parse_file(path)
+    body = spec.units[1].body
+    # the string keeps one U+FFFD for each byte that is not UTF-8
+    printf = body.steps[1]
+    assert isinstance(printf, ast.Printf) and printf.fmt == '"d\ufffdj\ufffd vu\\n"', printf
+    text = print_spec(spec)
+    assert parse_text(text, "printed") == spec
+
+
+def test_a_nul_byte_is_dropped_as_spin_drops_it(tmp_path):
+    path, accepted, said = spin_on_bytes(tmp_path, b"byte x;\x00\nactive proctype P() { x\x00 = 1 }\n")
+    assert accepted, said
+    assert parse_file(path) == parse_text("byte x;\nactive proctype P() { x = 1 }\n")
+
+
+@pytest.mark.parametrize("data, line, column, byte", [
+    (b"byte x\xe9;\nactive proctype P() { x = 1 }\n", 1, 7, 0xE9),              # in a name
+    (b"byte x;\nactive proctype P() { x = 1 }\nltl p { [] (x \xe9 1) }\n", 3, 15, 0xE9),
+    (b"\xff\xfeb\x00y\x00t\x00e\x00 \x00x\x00;\x00\n\x00", 1, 1, 0xFF),            # UTF-16
+    (b"\x7fELF\x02\x01\x01\nbyte x;\n", 1, 1, 0x7F),                                 # binary
+])
+def test_a_byte_that_is_not_promela_text_is_named_where_it_is(tmp_path, data, line, column, byte):
+    path, accepted, said = spin_on_bytes(tmp_path, data)
+    assert not accepted and b"Error: syntax error" in said, said
+    with pytest.raises(PromelaSyntaxError) as info:
+        parse_file(path)
+    err = info.value
+    assert (err.pos.file, err.pos.line, err.pos.column) == (str(path), line, column)
+    assert err.message == f"syntax error: byte 0x{byte:02X}, which is not Promela text"
+    assert "is this a Promela model?" in err.hint
+    # what the terminal gets: no byte of the file that is not printable text
+    assert all(c.isprintable() or c in "\n\t" for c in err.render())
+
+
+@pytest.mark.parametrize("name", ["caf\u00e9.pml", os.fsdecode(b"caf\xe9.pml")])
+def test_a_file_name_that_is_not_ascii_is_named_as_given(tmp_path, name):
+    # gcc writes the name's bytes as octal escapes in its line markers: they must come back
+    # as the same name (a UTF-8 name, and bytes that are not UTF-8, as Python's paths hold them)
+    path = tmp_path / name
+    path.write_bytes(b"byte x;\nactive proctype P() { x = = 1 }\n")
+    with pytest.raises(PromelaSyntaxError) as info:
+        parse_file(path)
+    assert (info.value.pos.file, info.value.pos.line) == (str(path), 2)
+    assert "x = = 1" in info.value.render()   # the line is found in the file so named
+
+
+BINARY_CASES = {
+    # an executable: cpp passes it (dropping its NUL bytes), the parser stops at its first byte
+    "executable": (Path(shutil.which("true") or "/bin/true").read_bytes(), r"1:1",
+                   "syntax error: byte 0x7F, which is not Promela text"),
+    # bytes that make cpp fail: the error is cpp's, the hint says the file is not text
+    "cpp fails": (b"\x7fELF\x00\x01\x02\n#if \xff\x00\n\x00\x02\x03\n#endif\n", r"2:5",
+                  "preprocessor: token"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BINARY_CASES))
+@pytest.mark.parametrize("command", ["verify", "detect", "generate"])
+def test_a_binary_file_is_refused_clearly_by_every_command(tmp_path, case, command):
+    data, where, message = BINARY_CASES[case]
+    path, accepted, said = spin_on_bytes(tmp_path, data, "model.pml")
+    assert not accepted, said
+    options = ["-o", str(tmp_path / "out")] if command == "generate" else []
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-m", "topspin_py.cli", command, str(path), *options],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    first = proc.stderr.splitlines()[0]
+    assert first.startswith(f"{path}:{where}: error: {message}"), proc.stderr
+    assert re.search(r"^hint: .*is it a Promela model\?|^hint: is this a Promela model\?",
+                     proc.stderr, re.M), proc.stderr
+    assert all(c.isprintable() or c in "\n\t" for c in proc.stderr)
+    assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize("statement, column", [

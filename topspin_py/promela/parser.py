@@ -239,10 +239,16 @@ def _syntax_error(err: UnexpectedInput, text: str, builder: "_AstBuilder") -> Pr
             message += ", expected " + ", ".join(expected)
     elif isinstance(err, UnexpectedCharacters):
         if err.char == "\ufffd" or not err.char.isprintable():
-            # U+FFFD: a byte the preprocessor's output could not be decoded at (preprocess.py)
+            # U+FFFD: a byte that is not UTF-8 (preprocess.py keeps which); spin's lexer, too,
+            # stops at any byte that is not ASCII outside comments, strings and c_code.
+            byte = builder.undecodable_byte(line, column) if err.char == "\ufffd" \
+                else ord(err.char) if err.char.isascii() else None
+            seen = f"byte 0x{byte:02X}" if byte is not None else \
+                f"character U+{ord(err.char):04X}" if err.char != "\ufffd" else "a byte"
             return PromelaSyntaxError(
-                f"syntax error: a byte that is not Promela text ({err.char!r})", pos,
-                hint="is this a Promela model?  Outside comments and strings, Promela is ASCII text")
+                f"syntax error: {seen}, which is not Promela text", pos,
+                hint="is this a Promela model?  Outside comments, strings and c_code, Promela is "
+                     "ASCII text")
         message = f"syntax error: unexpected character '{err.char}'"
     elif isinstance(err, UnexpectedEOF):
         message = "syntax error: unexpected end of input"
@@ -414,7 +420,7 @@ class _AstBuilder(Transformer):
     ``transform`` calls them on the parse tree.
     """
 
-    _NOT_RULES = frozenset({"position", "begin", "end"})
+    _NOT_RULES = frozenset({"position", "undecodable_byte", "begin", "end"})
 
     def __init__(self, pre: Preprocessed | None = None, proctypes: frozenset[str] = frozenset(),
                  line_offset: int = 1, column_offset: int = 1) -> None:
@@ -442,9 +448,18 @@ class _AstBuilder(Transformer):
 
     def position(self, line: int, column: int) -> SourcePos:
         assert self.pre is not None, "the constructor or begin() gives the file"
+        return self.pre.position(*self._in_file(line, column))
+
+    def undecodable_byte(self, line: int, column: int) -> int | None:
+        """The byte that is not UTF-8 text at ``line``, ``column`` (None if there is none)."""
+        assert self.pre is not None, "the constructor or begin() gives the file"
+        return self.pre.undecodable.get(self._in_file(line, column))
+
+    def _in_file(self, line: int, column: int) -> tuple[int, int]:
+        """The preprocessed file's line and column of a place in the text parsed."""
         if line == 1:  # the first line of an ltl formula starts after its `{`
             column += self.column_offset
-        return self.pre.position(line + self.line_offset, column)
+        return line + self.line_offset, column
 
     def _pos(self, start: tuple[int, int] | None) -> SourcePos | None:
         if start is None:
