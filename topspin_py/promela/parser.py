@@ -72,9 +72,14 @@ class _SpinLexerRules:
       it is ``;``, ``->`` or ``fi``.  So ``atomic { x = 1 } x = 2`` and ``:: else x = 2``
       are two statements, while ``chan a = [1] of { byte }, b = ...`` is an error, as in spin.
 
-    The grammar itself never lets a ``}`` end a statement (nor does spin.y): the rule adds no
-    rule and no LALR conflict to it, and it applies exactly where spin applies it, because it
-    lives where spin's does, in the lexer.
+    How the grammar stays LALR: it never lets a ``}`` end a statement (nor does spin.y).  A
+    grammar rule for it would have to tell the statements that end in a block (``atomic``,
+    ``d_step``, ``{ }``, ``for``, ``unless``) from the others, in every place a statement can
+    stand, and would still miss the ``}`` of declarations (``mtype = { a }``, ``of { byte }``),
+    where spin's lexer inserts the ``;`` too.  Here the separator is a token
+    of the stream instead: the grammar's ``sequence`` (steps separated by ``;`` or ``->``) is
+    unchanged, lark builds the same LALR(1) tables as without the rule, and the rule applies
+    exactly where spin applies it, because it lives where spin's does, in the lexer.
     The ``;`` is yielded as soon as the ``}`` or ``else`` is, before the next token is lexed,
     so the contextual lexer lexes that token in the parser state after the ``;`` (in the
     state after ``}`` it could not lex a ``(`` or ``!``).  Whether the next token is one of
