@@ -119,8 +119,9 @@ class Init(Node):
 @dataclass(eq=True)
 class Never(Node):
     body: Any = None
+    name: Any = None
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
-    field_names: ClassVar[tuple[str, ...]] = ("body",)
+    field_names: ClassVar[tuple[str, ...]] = ("body", "name")
 
 
 @dataclass(eq=True)

@@ -173,7 +173,7 @@ class Model:
 
     def keeping_claim(self, claim: str) -> "Model":
         """This model with only the never claim or ltl formula that the search checks (see
-        NO_CLAIM ...; otherwise the name of an ltl formula): the others do not constrain the
+        NO_CLAIM ...; otherwise the name of an ltl formula or of a named never claim): the others do not constrain the
         search, so they need not constrain its symmetry.  An unknown name keeps them all."""
         claims = [u for u in self.expanded.units if isinstance(u, (ast.Never, ast.Ltl))]
         if claim == ANY_CLAIM or not claims:
@@ -187,7 +187,8 @@ class Model:
             # default is the first in that order, whatever comes first in the file.
             kept = ([u for u in claims if isinstance(u, ast.Never)] or claims)[:1]
         else:
-            kept = [u for u in claims if isinstance(u, ast.Ltl) and u.name == claim]
+            # `pan -N name` selects an ltl formula or a named never claim (`never name { }`)
+            kept = [u for u in claims if u.name == claim]
             if not kept:
                 return self
         dropped = [u for u in claims if not any(u is k for k in kept)]

@@ -47,6 +47,7 @@ def parse_ltl_formula(text: str, pre: Preprocessed | None = None, line: int = 1,
     builder = _AstBuilder(pre or Preprocessed(text, [("<ltl>", 1)]), names, line, column)
     parser, postlex = _ltl_parser()
     postlex.proctypes = names
+    postlex.text = text
     try:
         tree = parser.parse(text)
     except UnexpectedInput as err:
@@ -59,13 +60,33 @@ def parse_ltl_formula(text: str, pre: Preprocessed | None = None, line: int = 1,
 # ---------------------------------------------------------------------------------- internals
 
 class _SpinLexerRules:
-    """Post-lexer for the two things spin's own lexer decides.
+    """Post-lexer for the things spin's own lexer decides.
 
     * Names of proctypes become PNAME, so that ``P[1]:x`` is a remote reference while
       ``a[1] : x`` inside ``(c -> a[1] : x)`` is not.
     * Implied semicolons (spin 6, ``implied_semis`` in spinlex.c): inside a body, outside
       parentheses, a newline after a token that can end a statement acts as a ``;``; after
       ``}`` not when ``unless`` follows.
+    * The two separators spin's ``yylex`` inserts whatever the layout ("repair two common
+      syntax mistakes with semi-colons before or after a '}'"): after every ``}`` a ``;``
+      unless the next token is ``proctype``, ``init``, ``never``, ``::``, ``fi``, ``od``,
+      ``}``, ``unless``, ``;``, ``->`` or the end of the input; after ``else`` a ``;`` unless
+      it is ``;``, ``->`` or ``fi``.  So ``atomic { x = 1 } x = 2`` and ``:: else x = 2``
+      are two statements, while ``chan a = [1] of { byte }, b = ...`` is an error, as in spin.
+
+    How the grammar stays LALR: it never lets a ``}`` end a statement (nor does spin.y).  A
+    grammar rule for it would have to tell the statements that end in a block (``atomic``,
+    ``d_step``, ``{ }``, ``for``, ``unless``) from the others, in every place a statement can
+    stand, and would still miss the ``}`` of declarations (``mtype = { a }``, ``of { byte }``),
+    where spin's lexer inserts the ``;`` too.  Here the separator is a token
+    of the stream instead: the grammar's ``sequence`` (steps separated by ``;`` or ``->``) is
+    unchanged, lark builds the same LALR(1) tables as without the rule, and the rule applies
+    exactly where spin applies it, because it lives where spin's does, in the lexer.
+    The ``;`` is yielded as soon as the ``}`` or ``else`` is, before the next token is lexed,
+    so the contextual lexer lexes that token in the parser state after the ``;`` (in the
+    state after ``}`` it could not lex a ``(`` or ``!``).  Whether the next token is one of
+    the exceptions is therefore decided on the text after the ``}`` (``text``, set before
+    each parse).
     """
 
     always_accept = ("NAME",)
@@ -74,10 +95,18 @@ class _SpinLexerRules:
                                  "INCR", "DECR"})
     # A top-level '{' after one of these opens a list (mtype values, message fields), not a body.
     _OPENS_LIST = frozenset({"EQUAL", "OF", "MTYPE"})
+    # What may follow without the inserted `;` (spinlex.c, yylex): the text after the `}` or
+    # `else`, past white space and comments, starts with one of these tokens or ends.
+    _SKIPPED = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
+    _NO_SEMI_AFTER = {
+        "RBRACE": re.compile(r"(?:proctype|init|never|fi|od|unless)(?![A-Za-z0-9_])|::|\}|;|->|\Z"),
+        "ELSE": re.compile(r"fi(?![A-Za-z0-9_])|;|->"),
+    }
 
     def __init__(self) -> None:
         self.proctypes: frozenset[str] = frozenset()
         self.keywords: dict[str, str] = {}
+        self.text = ""
 
     def learn_keywords(self, parser: Lark, contextual: frozenset[str]) -> None:
         """Reserve every keyword of the grammar except the ``contextual`` ones.
@@ -120,6 +149,17 @@ class _SpinLexerRules:
                 parens -= 1
             previous = token
             yield token
+            rule = self._NO_SEMI_AFTER.get(token.type)
+            if rule is not None and not self._next_is(rule, token):
+                previous = Token.new_borrow_pos("_SEMI", ";", token)
+                yield previous
+
+    def _next_is(self, rule: re.Pattern[str], token: Token) -> bool:
+        """Whether the text after ``token`` (past white space and comments) matches ``rule``."""
+        assert token.end_pos is not None  # the lexer places every token
+        skipped = self._SKIPPED.match(self.text, token.end_pos)
+        assert skipped is not None  # the pattern matches the empty string
+        return rule.match(self.text, skipped.end()) is not None
 
 
 def _grammar(name: str = "promela.lark") -> str:
@@ -157,7 +197,7 @@ def _ltl_parser() -> tuple[Lark, _SpinLexerRules]:
 # Words that are keywords only where the grammar expects them: `in` only in `for (x in a)` (a
 # channel parameter is often called `in`), the LTL operators only inside formulas.
 _CONTEXTUAL_KEYWORDS = frozenset({"in"})
-_LTL_KEYWORDS = frozenset({"U", "W", "V", "R", "X", "until", "weakuntil", "stronger", "release",
+_LTL_KEYWORDS = frozenset({"U", "W", "V", "X", "until", "stronguntil", "weakuntil", "release",
                            "always", "eventually", "next", "implies", "equivalent"})
 
 
@@ -169,6 +209,7 @@ def _parse(pre: Preprocessed) -> ast.Spec:
     parser, postlex, builder = _spec_parser()
     names = _proctype_names(pre.text)
     postlex.proctypes = names
+    postlex.text = pre.text
     builder.begin(pre, names)
     try:
         built = parser.parse(pre.text)
@@ -205,10 +246,16 @@ def _syntax_error(err: UnexpectedInput, text: str, builder: "_AstBuilder") -> Pr
             message += ", expected " + ", ".join(expected)
     elif isinstance(err, UnexpectedCharacters):
         if err.char == "\ufffd" or not err.char.isprintable():
-            # U+FFFD: a byte the preprocessor's output could not be decoded at (preprocess.py)
+            # U+FFFD: a byte that is not UTF-8 (preprocess.py keeps which); spin's lexer, too,
+            # stops at any byte that is not ASCII outside comments, strings and c_code.
+            byte = builder.undecodable_byte(line, column) if err.char == "\ufffd" \
+                else ord(err.char) if err.char.isascii() else None
+            seen = f"byte 0x{byte:02X}" if byte is not None else \
+                f"character U+{ord(err.char):04X}" if err.char != "\ufffd" else "a byte"
             return PromelaSyntaxError(
-                f"syntax error: a byte that is not Promela text ({err.char!r})", pos,
-                hint="is this a Promela model?  Outside comments and strings, Promela is ASCII text")
+                f"syntax error: {seen}, which is not Promela text", pos,
+                hint="is this a Promela model?  Outside comments, strings and c_code, Promela is "
+                     "ASCII text")
         message = f"syntax error: unexpected character '{err.char}'"
     elif isinstance(err, UnexpectedEOF):
         message = "syntax error: unexpected end of input"
@@ -380,7 +427,7 @@ class _AstBuilder(Transformer):
     ``transform`` calls them on the parse tree.
     """
 
-    _NOT_RULES = frozenset({"position", "begin", "end"})
+    _NOT_RULES = frozenset({"position", "undecodable_byte", "begin", "end"})
 
     def __init__(self, pre: Preprocessed | None = None, proctypes: frozenset[str] = frozenset(),
                  line_offset: int = 1, column_offset: int = 1) -> None:
@@ -408,9 +455,18 @@ class _AstBuilder(Transformer):
 
     def position(self, line: int, column: int) -> SourcePos:
         assert self.pre is not None, "the constructor or begin() gives the file"
-        if self.line_offset == 0 and line == 1:
+        return self.pre.position(*self._in_file(line, column))
+
+    def undecodable_byte(self, line: int, column: int) -> int | None:
+        """The byte that is not UTF-8 text at ``line``, ``column`` (None if there is none)."""
+        assert self.pre is not None, "the constructor or begin() gives the file"
+        return self.pre.undecodable.get(self._in_file(line, column))
+
+    def _in_file(self, line: int, column: int) -> tuple[int, int]:
+        """The preprocessed file's line and column of a place in the text parsed."""
+        if line == 1:  # the first line of an ltl formula starts after its `{`
             column += self.column_offset
-        return self.pre.position(line + self.line_offset, column)
+        return line + self.line_offset, column
 
     def _pos(self, start: tuple[int, int] | None) -> SourcePos | None:
         if start is None:
@@ -455,7 +511,8 @@ class _AstBuilder(Transformer):
         return ast.Init(body=body, priority=_tagged(children, "priority"), pos=self._pos(start))
 
     def never(self, start, children):
-        return ast.Never(body=children[0], pos=self._pos(start))
+        name = _tok(children, "NAME")
+        return ast.Never(body=children[-1], name=str(name) if name else None, pos=self._pos(start))
 
     def trace(self, start, children):
         return ast.Trace(body=children[-1], negated=_tok(children, "NOTRACE") is not None,
@@ -559,6 +616,11 @@ class _AstBuilder(Transformer):
     def labeled(self, start, children):
         return ast.Labeled(label=str(children[0]), stmt=children[1], pos=self._pos(start))
 
+    def label_only(self, start, children):
+        # spin.y: a label with no statement labels a skip (the constant 1, as `skip` is)
+        return ast.Labeled(label=str(children[0]), stmt=ast.Skip(pos=self._pos(start)),
+                           pos=self._pos(start))
+
     def assign(self, start, children):
         return ast.Assign(target=children[0], value=children[1], pos=self._pos(start))
 
@@ -585,6 +647,12 @@ class _AstBuilder(Transformer):
 
     def brace_args(self, start, children):
         return list(children)
+
+    def more_args(self, start, children):
+        return [children[0], *children[1]]
+
+    def paren_args(self, start, children):
+        return children[0]
 
     def eval_arg(self, start, children):
         return ast.Eval(expr=children[0], pos=self._pos(start))
@@ -752,7 +820,6 @@ class _AstBuilder(Transformer):
     ltl_until = _ltl_binary("U")
     ltl_weakuntil = _ltl_binary("W")
     ltl_release = _ltl_binary("V")
-    ltl_strongrelease = _ltl_binary("stronger")
     ltl_always = _ltl_unary("[]")
     ltl_eventually = _ltl_unary("<>")
     ltl_next = _ltl_unary("X")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import PreprocessorError, SourcePos, ToolchainError
@@ -30,6 +30,9 @@ class Preprocessed:
 
     text: str
     origins: list[tuple[str, int]]  # index i: where line i+1 of `text` came from
+    # The bytes that are not UTF-8 text, by (line, column) of `text`, where each stands as one
+    # U+FFFD: a syntax error there names the byte.
+    undecodable: dict[tuple[int, int], int] = field(default_factory=dict)
 
     def position(self, line: int, column: int = 0) -> SourcePos:
         if 1 <= line <= len(self.origins):
@@ -61,38 +64,74 @@ def preprocess(path: str | Path, defines: tuple[str, ...] | list[str] = (),
     command = CPP_COMMAND + define_flags(defines) + list(cpp_flags) + [str(path)]
     # Models are bytes to spin: a Latin-1 comment or binary garbage must reach the parser
     # (which reports what it cannot read at its position), not stop the decoding.
-    proc = subprocess.run(command, capture_output=True, text=True, errors="replace")
+    proc = subprocess.run(command, capture_output=True)
     if proc.returncode != 0:
-        raise _cpp_error(proc.stderr, path)
-    return split_line_markers(proc.stdout, str(path))
+        raise _cpp_error(proc.stderr.decode("utf-8", errors="replace"), path)
+    return split_line_markers(proc.stdout.decode("utf-8", errors="surrogateescape"), str(path))
 
 
 def split_line_markers(output: str, main_file: str) -> Preprocessed:
-    """Replace cpp's line markers by blank lines, recording each line's origin."""
+    """Replace cpp's line markers by blank lines, recording each line's origin.
+
+    ``output`` is cpp's output decoded with ``surrogateescape``: each byte that is not UTF-8
+    becomes one U+FFFD in the text (so that no lone surrogate reaches the AST, and through it
+    a terminal or a file), and is kept in ``undecodable``."""
     lines = output.split("\n")
     origins: list[tuple[str, int]] = []
     text_lines: list[str] = []
+    undecodable: dict[tuple[int, int], int] = {}
     current_file, current_line = main_file, 1
-    for raw in lines:
+    for number, raw in enumerate(lines, start=1):
         marker = _LINE_MARKER.match(raw)
         if marker:
             current_line = int(marker.group(1))
-            name = marker.group(2).encode().decode("unicode_escape")
+            name = _marker_file_name(marker.group(2))
             current_file = main_file if name == main_file else name
             # A marker line becomes blank text so that line numbers stay aligned.
             origins.append((current_file, max(current_line - 1, 1)))
             text_lines.append("")
             continue
         origins.append((current_file, current_line))
-        text_lines.append(raw)
+        for found in _ESCAPED_BYTE.finditer(raw):
+            undecodable[number, found.start() + 1] = ord(found[0]) - 0xDC00
+        text_lines.append(_ESCAPED_BYTE.sub("\ufffd", raw))
         current_line += 1
-    return Preprocessed("\n".join(text_lines), origins)
+    return Preprocessed("\n".join(text_lines), origins, undecodable)
+
+
+# What surrogateescape makes of a byte that is not UTF-8 (0x80 to 0xFF: U+DC80 to U+DCFF).
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def _marker_file_name(quoted: str) -> str:
+    """The file name in a line marker: gcc writes its bytes as C escapes (a UTF-8 name's bytes
+    as octal), so the escapes are undone on bytes, and the bytes read as paths are."""
+    raw = quoted.encode("utf-8", errors="surrogateescape").decode("unicode_escape")
+    return raw.encode("latin-1").decode("utf-8", errors="surrogateescape")
 
 
 def _cpp_error(stderr: str, path: Path) -> PreprocessorError:
+    if _looks_binary(path):
+        hint = f"'{path}' does not look like a text file: is it a Promela model?"
+    else:
+        hint = "spin runs the model through the C preprocessor (gcc -E) first; fix what it names"
     match = _GCC_DIAGNOSTIC.search(stderr)
     if match:
         pos = SourcePos(match.group("file"), int(match.group("line")), int(match.group("col") or 0))
-        return PreprocessorError(f"preprocessor: {match.group('msg')}", pos,
-                                 hint="spin preprocesses models with the C preprocessor; fix the directive")
-    return PreprocessorError(f"the C preprocessor failed on '{path}'", detail=stderr.strip())
+        return PreprocessorError(f"preprocessor: {match.group('msg')}", pos, hint=hint)
+    return PreprocessorError(f"the C preprocessor failed on '{path}'", detail=stderr.strip(), hint=hint)
+
+
+def _looks_binary(path: Path) -> bool:
+    """Whether the start of ``path`` holds a NUL byte, or more than one byte in ten that is
+    neither UTF-8 text nor white space: what cpp stopped at is then no directive to fix."""
+    try:
+        with open(path, "rb") as handle:
+            start = handle.read(4096)
+    except OSError:
+        return False
+    if b"\0" in start:
+        return True
+    text = start.decode("utf-8", errors="replace")
+    odd = sum(1 for c in text if c == "\ufffd" or (not c.isprintable() and c not in "\t\n\r\f\v"))
+    return odd * 10 > len(text)

@@ -56,7 +56,8 @@ def _unit(unit) -> str:
         prio = f" priority {_expr(unit.priority)}" if unit.priority is not None else ""
         return f"init{prio} " + _body(unit.body, 0)
     if isinstance(unit, ast.Never):
-        return "never " + _body(unit.body, 0)
+        name = f"{unit.name} " if unit.name else ""
+        return f"never {name}" + _body(unit.body, 0)
     if isinstance(unit, ast.Trace):
         return ("notrace " if unit.negated else "trace ") + _body(unit.body, 0)
     if isinstance(unit, ast.Ltl):
@@ -248,6 +249,5 @@ def _ltl(f) -> str:
     if isinstance(f, ast.LtlUnary):
         return f"{f.op} ({_ltl(f.arg)})" if f.op in ("X",) else f"{f.op}({_ltl(f.arg)})"
     if isinstance(f, ast.LtlBinary):
-        op = {"V": "V", "stronger": "stronger"}.get(f.op, f.op)
-        return f"({_ltl(f.left)} {op} {_ltl(f.right)})"
+        return f"({_ltl(f.left)} {f.op} {_ltl(f.right)})"
     return _expr(f)
