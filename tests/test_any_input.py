@@ -86,3 +86,27 @@ def test_arbitrary_bytes_never_give_a_traceback(tmp_path, capsys, content):
     status, said = _detect(path, capsys)
     assert "Traceback" not in said, said
     assert status in (0, 2), said
+
+
+BINARY = bytes(range(256)) * 4   # every byte, invalid UTF-8 among them
+
+
+@pytest.mark.parametrize("args", [
+    ["regress", "{binary}"],
+    ["detect", "--group", "{binary}", "{model}"],
+    ["verify", "{folder}"],
+    ["detect", "{folder}"],
+    ["generate", "{folder}", "-o", "{out}"],
+])
+def test_files_of_the_wrong_kind_are_refused_with_a_message(tmp_path, capsys, args):
+    from topspin_py.cli import main
+
+    (tmp_path / "binary").write_bytes(BINARY)
+    (tmp_path / "m.pml").write_text("active [2] proctype p() { skip }\n")
+    (tmp_path / "folder").mkdir()
+    values = {"binary": tmp_path / "binary", "model": tmp_path / "m.pml",
+              "folder": tmp_path / "folder", "out": tmp_path / "out"}
+    status = main([arg.format(**values) for arg in args])
+    said = capsys.readouterr().err
+    assert status == 2, said
+    assert "Traceback" not in said and "error" in said, said

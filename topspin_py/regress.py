@@ -92,6 +92,11 @@ def load(path: Path) -> list[dict]:
                          hint="create it with `topspin-py regress BASELINE --update --model MODEL`") from None
     except json.JSONDecodeError as err:
         raise UsageError(f"{path}:{err.lineno}:{err.colno}: baseline is not valid JSON: {err.msg}") from None
+    except UnicodeDecodeError as err:
+        raise UsageError(f"{path}: baseline is not text (byte 0x{err.object[err.start]:02X} at offset "
+                         f"{err.start})", hint="give the JSON file that regress --update wrote") from None
+    except OSError as err:
+        raise UsageError(f"cannot read baseline '{path}': {err.strerror}") from None
     if not isinstance(data, dict) or data.get(FORMAT_KEY) != FORMAT_VERSION \
             or not isinstance(data.get("entries"), list):
         raise UsageError(f"{path} is not a topspin-py baseline (version {FORMAT_VERSION})")

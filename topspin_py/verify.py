@@ -111,7 +111,8 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
                          hint=f"one of {', '.join(toolchain.OPTIMISATION_LEVELS)}")
     model = Path(model_path)
     if not model.is_file():
-        raise UsageError(f"model file not found: {model}")
+        raise UsageError(f"model file not found: {model}" if not model.exists()
+                         else f"{model} is not a file", hint="give the Promela model's file")
     defines = [panflags.parse_define(define) for define in options.defines]
     pan_args = list(options.pan_args)
     spin_options = panflags.parse_spin_args(options.spin_args)

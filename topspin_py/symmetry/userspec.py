@@ -19,6 +19,10 @@ def read_group_file(path: str | Path) -> list[tuple[str, SourcePos]]:
         lines = path.read_text().splitlines()
     except OSError as err:
         raise UsageError(f"cannot read group file '{path}': {err.strerror}") from None
+    except UnicodeDecodeError as err:
+        raise UsageError(f"{path}: the group file is not text (byte 0x{err.object[err.start]:02X} at "
+                         f"offset {err.start})",
+                         hint="give one generator per line, e.g. (1 2)(q1 q2)") from None
     result = []
     for number, line in enumerate(lines, start=1):
         text = line.split("#", 1)[0].strip()
