@@ -57,7 +57,9 @@ BOTH = (True, False)
 # correct model, where a reduced run must not report an error plain pan does not.
 RUNS: dict[str, Run] = {
     "(none)": Run(bugs=BOTH),
-    "`-a`": Run(pan=("-a",), bugs=BOTH),
+    # A claim with a real acceptance cycle when two users are in the critical section (-A: the
+    # assertion would be found first).
+    "`-a`": Run(pan=("-a", "-A"), spin=("-f", "<>[] (in_cs != 1)"), bugs=BOTH),
     "`-A`": Run(pan=("-A",)),
     "`-b`": Run(pan=("-b",)),
     "`-cN`": Run(pan=("-c2",)),
@@ -104,7 +106,7 @@ RUNS: dict[str, Run] = {
     "`-DSAFETY`": Run(defines=("SAFETY",)),
     "`-DNOREDUCE`": Run(defines=("NOREDUCE",), bugs=BOTH),
     "`-DNOCLAIM`": Run(defines=("LTL", "NOCLAIM")),
-    "`-DNP`": Run(defines=("NP",)),
+    "`-DNP`": Run(defines=("NP", "NOPROGRESS"), pan=("-l",), bugs=BOTH),   # a real non-progress cycle
     "`-DBFS`": Run(defines=("BFS",), bugs=BOTH),
     "`-DBFS -DBITSTATE`": Run(defines=("BFS", "BITSTATE")),
     "`-DBFS_PAR`": Run(defines=("BFS_PAR",)),
@@ -191,8 +193,8 @@ def plain_pan(workdir: Path, run: Run, bug: bool) -> Path:
         shutil.copyfile(MODEL, build / MODEL.name)
         subprocess.run(["spin", *run.spin, *(["-DBUG"] if bug else []), *defines, "-a", MODEL.name],
                        cwd=build, check=True, capture_output=True)
-        # model macros (BUG, LTL) go to spin only, as verify routes them
-        pan_defines = [d for d in defines if d not in ("-DBUG", "-DLTL")]
+        # model macros go to spin only, as verify routes them
+        pan_defines = [d for d in defines if d not in ("-DLTL", "-DNOPROGRESS")]
         subprocess.run(["gcc", "-O0", *pan_defines, "-o", "pan", "pan.c"], cwd=build, check=True,
                        capture_output=True)
         _builds[key] = build
