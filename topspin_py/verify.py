@@ -314,6 +314,15 @@ def refuse_with_symmetry(pan_args: list[str], defines: list[str]) -> None:
             raise UsageError(f"-D{name} is not supported with symmetry reduction",
                              hint="use --strategy none")
     names = {define.split("=", 1)[0] for define in defines}
+    if "BCS" in names:
+        # pan's bounded context switching keeps the running process and the switch count in
+        # the search stack, not in the state: matching a canonical state drops paths that
+        # reach the state's orbit with other counts, and errors within the bound go unseen
+        # (lock3 with -DBCS -L1: plain pan finds the assertion violation, a reduced pan none).
+        raise UsageError("-DBCS (bounded context switching) is not supported with symmetry "
+                         "reduction: the bound counts switches between process slots along the "
+                         "search path, which canonical states merge, so errors within the bound "
+                         "could be missed", hint="use --strategy none")
     if {"BFS", "BITSTATE"} <= names and "NOREDUCE" not in names:
         raise UsageError("-DBFS -DBITSTATE with partial order reduction compares raw states, "
                          "not their canonical forms", hint="add -DNOREDUCE")
