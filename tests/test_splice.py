@@ -555,6 +555,7 @@ def test_assertion_violation_is_found_and_its_trail_replays(tmp_path, mode):
     (("-DBFS_PAR",), "-DBFS_PAR"),
     (("-DNCORE=2",), "NCORE>1"),
     (("-DBFS", "-DBITSTATE"), "needs -DNOREDUCE"),
+    (("-DBCS",), "-DBCS"),
 ])
 def test_unsupported_configurations_do_not_compile(tmp_path, toggle_dir, toggle_pan_c, flags,
                                                    message):

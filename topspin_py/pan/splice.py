@@ -143,6 +143,10 @@ _REFUSALS: tuple[tuple[str, str], ...] = (
      "-DBFS_PAR (parallel breadth-first search) is not supported with symmetry reduction"),
     ("NCORE>1",
      "multi-core search (-DNCORE>1) is not supported with symmetry reduction"),
+    ("defined(BCS)",
+     "-DBCS (bounded context switching) is not supported with symmetry reduction (pan keeps "
+     "the context-switch count on its stack, not in the state, so merging symmetric states "
+     "loses paths: an error plain pan finds with -L1 was missed)"),
     ("defined(BFS) && defined(BITSTATE) && !defined(NOREDUCE)",
      "-DBFS -DBITSTATE needs -DNOREDUCE with symmetry reduction "
      "(its partial order proviso compares raw state vectors)"),
