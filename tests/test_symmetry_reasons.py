@@ -107,3 +107,23 @@ def test_channels_filled_by_init_are_a_symmetry():
     assert proc.returncode == 0, proc.stderr
     assert "group order: 2" in proc.stdout
     assert "generator (q[0] q[1])(Relay:1 Relay:2)" in proc.stdout
+
+
+def test_permutations_of_rendezvous_channels_named_only_in_the_text_act_on_no_state(tmp_path):
+    # rendezvous_names.pml: 24 valid permutations of four global rendezvous channels, none
+    # of which changes a stored state.  verify reduces by the group acting on states (order
+    # 1: plain SPIN's search) and says why; detect still reports the 24.
+    model = REASONS / "rendezvous_names.pml"
+    proc = _cli("detect", str(model))
+    assert "group order: 24" in proc.stdout
+    assert "note: the rendezvous channels e1, e2, f1, f2 are always empty" in proc.stdout
+    stdout, notes = _notes("rendezvous_names.pml")
+    assert "(group order 1)" in stdout
+    assert any("its action on states order 1" in note for note in notes), notes
+    # The same model with buffered channels: they hold messages, the group acts on states.
+    buffered = tmp_path / "buffered.pml"
+    buffered.write_text(model.read_text().replace("[0] of", "[1] of"))
+    proc = _cli("verify", "--gcc-opt=-O0", "--json", "--compare", str(buffered))
+    result = json.loads(proc.stdout)
+    assert result["group_order"] == 24, proc.stderr
+    assert result["states_stored"] < result["plain"]["states_stored"]

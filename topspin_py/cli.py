@@ -189,7 +189,7 @@ def _run_detect(args: argparse.Namespace) -> int:
 
     from topspin_py.pan import toolchain
     from topspin_py.promela import load_model
-    from topspin_py.symmetry.detect import detect, group_from_generators, group_report
+    from topspin_py.symmetry.detect import acting_on_states, detect, group_from_generators, group_report
     from topspin_py.symmetry.userspec import read_group_file
 
     model = load_model(args.model, tuple(args.defines))
@@ -211,6 +211,10 @@ def _run_detect(args: argparse.Namespace) -> int:
         print(f"  orbit {{{', '.join(orbit)}}}")
     for reason in report["reasons"]:
         print(f"note: {reason}")
+    if args.group is None:
+        acting = acting_on_states(group)
+        for reason in acting.reasons[len(group.reasons):]:
+            print(f"note: {reason}")
     for heading, key, entries in (("rejected", "generator", report["rejected"]),
                                   ("not permuted", "permutation", report["left_out"])):
         for entry in entries:

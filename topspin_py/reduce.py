@@ -11,7 +11,7 @@ from topspin_py.layout.statevector import read_layout
 from topspin_py.pan.flags import define_name
 from topspin_py.pan.splice import SYM_MACRO, SplicedPan, splice_file
 from topspin_py.promela.model import ANY_CLAIM, NO_CLAIM, Model, load_model
-from topspin_py.symmetry.detect import Group, detect
+from topspin_py.symmetry.detect import Group, acting_on_states, detect
 from topspin_py.symmetry.types import infer_types
 
 GENERATED_C = "topspin_sym.c"   # the canonicaliser, #included at the end of the spliced pan.c
@@ -59,7 +59,7 @@ def plan(model_path: Path, defines: list[str], requested: str,
     searched = model.keeping_claim(claim)
     if any(define_name(d) == "BFS" for d in defines):
         searched = searched.for_breadth_first_search()
-    group = detect(searched)
+    group = acting_on_states(detect(searched))
     strategy = choose_strategy(requested, group)
     if strategy == "none":
         raise UsageError(f"{model_path}: the symmetry group is trivial, there is nothing to generate",

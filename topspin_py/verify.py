@@ -62,7 +62,7 @@ from topspin_py.promela import build_model, load_model, parse_file
 from topspin_py.promela.model import Model
 from topspin_py.reduce import GENERATED_C, choose_strategy, defines_the_reduction_needs, reduce_in
 from topspin_py.result import PlainRun, Result
-from topspin_py.symmetry.detect import detect
+from topspin_py.symmetry.detect import acting_on_states, detect
 
 # "auto" picks the fastest exact strategy the group allows (reduce.choose_strategy).
 STRATEGIES = ("auto", *CANONICALISERS, "none")
@@ -150,7 +150,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
             stage("finding the symmetry", None)
             # Only the claim pan checks constrains the symmetry (-N name, -DNOCLAIM), and
             # accept or progress labels only a cycle search.
-            group = detect(searched)
+            group = acting_on_states(detect(searched))
             symmetry_notes += group.reasons
             # One line per reason, with every permutation it rules out.
             left_out: dict[str, list[str]] = {}

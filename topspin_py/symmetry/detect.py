@@ -15,6 +15,7 @@ model and its property.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 
@@ -91,6 +92,60 @@ class Group:
             if len(cycle) > 1:
                 cycles.append("(" + " ".join(cycle) + ")")
         return "".join(cycles) or "()"
+
+
+def acting_on_states(group: Group) -> Group:
+    """The group as it acts on the states pan stores.  A global rendezvous channel holds no
+    message in any stored state (the handshake is one step), and when no variable, parameter,
+    field or message can hold a channel id (the channels are only named in the text), nothing
+    in a state tells such channels apart: permuting them changes no state.  Those
+    permutations are left out here (the group is projected onto the other points), so that
+    the canonicaliser does not try, say, the 12! x 2 orderings of a BEEM model's pour_*
+    channels that all give the same state.  The orbits of states are unchanged."""
+    inert = _inert_channels(group.model)
+    if not inert:
+        return group
+    fixed = {i for i, point in enumerate(group.points) if point in inert}
+    generators = list(group.perm_group.generators)
+    if any({g(i) for i in fixed} != fixed for g in generators):
+        return group  # never so: capacities are preserved; kept as the condition of the projection
+    projected = [Permutation([i if i in fixed else g(i) for i in range(len(group.points))])
+                 for g in generators]
+    acting = PermutationGroup(projected or [Permutation(list(range(len(group.points))))])
+    if acting.order() == group.order:
+        return group
+    names = sorted(group.point_name(p) for p in inert)
+    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    reason = (f"the rendezvous channels {shown} are always empty and no variable holds their "
+              f"ids: permuting them changes no state, so the reduction leaves them alone (the "
+              f"detected group has order {group.order}, its action on states order {acting.order()})")
+    return dataclasses.replace(group, perm_group=acting, reasons=[*group.reasons, reason])
+
+
+def _inert_channels(model: Model) -> set[tuple[str, int]]:
+    """The global rendezvous channels, when nothing in a state can hold a channel id."""
+    if any(f.name == "chan" for c in model.channels for f in c.fields):
+        return set()
+    if any(v.type.name == "chan" for vars_ in model.locals.values() for v in vars_):
+        return set()
+    if any(v.type.name == "chan" and not isinstance(v.init, ast.ChanInit) for v in model.globals):
+        return set()
+    for typedef in model.typedefs.values():
+        if any(isinstance(f, ast.Decl) and f.type.name == "chan" for f in typedef.fields):
+            return set()
+    static_names = {v.name for v in model.globals if isinstance(v.init, ast.ChanInit)}
+    for unit in model.expanded.units:
+        for node in unit.walk():
+            targets: list = []
+            if isinstance(node, (ast.Assign, ast.IncDec)):
+                targets = [node.target]
+            elif isinstance(node, ast.Receive):
+                targets = list(node.args)
+            elif isinstance(node, (ast.ForRange, ast.ForIn, ast.Select)):
+                targets = [node.var]
+            if any(isinstance(t, ast.VarRef) and t.name in static_names for t in targets):
+                return set()  # a channel variable written: its value is no longer its name's
+    return {("chan", c.id) for c in model.channels if c.owner_pid is None and c.capacity == 0}
 
 
 def trivial_group(model: Model, reasons: list[str]) -> Group:
