@@ -9,6 +9,10 @@
    drops the label, and then every cycle is a non-progress cycle.
    -DLTL adds two formulas for -N: "safe" (a safety property, first in spin's numbering) and
    "live" (a liveness property, checked for acceptance cycles).
+
+   pids: :init: user user user
+   expect: flags=-DSAFETY states=14 transitions=17 matched=3 errors=0
+   Counts: plain spin 6.5.2.
 */
 bool lock;
 byte in_cs;
