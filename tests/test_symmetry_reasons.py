@@ -127,3 +127,22 @@ def test_permutations_of_rendezvous_channels_named_only_in_the_text_act_on_no_st
     result = json.loads(proc.stdout)
     assert result["group_order"] == 24, proc.stderr
     assert result["states_stored"] < result["plain"]["states_stored"]
+
+
+def test_rendezvous_channels_whose_ids_a_variable_holds_stay_in_the_group(tmp_path):
+    # The same four channels, and a byte that holds one of their ids (and is read, or spin
+    # would leave it out of the state): now a permutation of
+    # them renames that byte's value, which is a change of state, so verify must reduce by
+    # the whole group (the projection would drop the renaming and merge states it must not).
+    model = tmp_path / "named.pml"
+    model.write_text((REASONS / "rendezvous_names.pml").read_text()
+                     + "byte b;\nactive proctype picker() {\n"
+                       "  end: do :: b = e1 :: b = f1 :: b = e2 :: b = f2 :: assert(b != 200) od\n}\n")
+    # -DNOREDUCE: plain SPIN stores b's five values (0 and the four ids), the reduction two.
+    proc = _cli("verify", "--gcc-opt=-O0", "--json", "--compare", "-DNOREDUCE", str(model))
+    result = json.loads(proc.stdout)
+    assert result["group_order"] == 24, proc.stderr
+    assert (result["plain"]["states_stored"], result["states_stored"]) == (5, 2)
+    assert not any("rendezvous" in note for note in result["symmetry_notes"])
+    assert result["errors"] == result["plain"]["errors"] == 0
+    assert result["states_stored"] < result["plain"]["states_stored"]

@@ -26,7 +26,7 @@ from ..gcpause import collector_paused
 from ..promela import ast
 from ..promela.model import Model
 from .scd import build_diagram
-from .types import Taint, infer_types
+from .types import CHAN, Taint, infer_types
 from .validity import Alpha, Checker, Rejection
 
 
@@ -134,6 +134,12 @@ def _inert_channels(model: Model) -> set[tuple[str, int]]:
         if any(isinstance(f, ast.Decl) and f.type.name == "chan" for f in typedef.fields):
             return set()
     static_names = {v.name for v in model.globals if isinstance(v.init, ast.ChanInit)}
+    # Any other place that can hold a channel id (a byte assigned a channel, a message field,
+    # an array element): a permutation of the channels renames what it holds.
+    types = infer_types(model)
+    own_slots = {("global", name) for name in static_names}
+    if any(types.kind(slot) == CHAN and slot not in own_slots for slot in types.parent):
+        return set()
     for unit in model.expanded.units:
         for node in unit.walk():
             targets: list = []
