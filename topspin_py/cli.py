@@ -188,11 +188,10 @@ def _run_detect(args: argparse.Namespace) -> int:
     import json
 
     from topspin_py.pan import toolchain
-    from topspin_py.promela import load_model
     from topspin_py.symmetry.detect import acting_on_states, detect, group_from_generators, group_report
     from topspin_py.symmetry.userspec import read_group_file
 
-    model = load_model(args.model, tuple(args.defines))
+    model = toolchain.load_model_checked(Path(args.model), args.defines)
     # The same check as verify's: a model spin rejects has no symmetry to speak of.
     toolchain.check_with_spin(Path(args.model), list(args.defines))
     if args.group is not None:

@@ -10,7 +10,8 @@ from topspin_py.errors import UsageError
 from topspin_py.layout.statevector import read_layout
 from topspin_py.pan.flags import define_name
 from topspin_py.pan.splice import SYM_MACRO, SplicedPan, splice_file
-from topspin_py.promela.model import ANY_CLAIM, NO_CLAIM, Model, load_model
+from topspin_py.pan.toolchain import load_model_checked
+from topspin_py.promela.model import ANY_CLAIM, NO_CLAIM, Model
 from topspin_py.symmetry.detect import Group, acting_on_states, detect
 from topspin_py.symmetry.types import infer_types
 
@@ -53,7 +54,7 @@ def plan(model_path: Path, defines: list[str], requested: str,
     a model for generate/patch: its Model, group and strategy.  A trivial group leaves nothing
     to generate, which is said plainly."""
     if model is None:
-        model = load_model(model_path, tuple(defines))
+        model = load_model_checked(model_path, defines)
     # The user runs pan, possibly with -N: every claim must stay valid, unless -DNOCLAIM.
     claim = NO_CLAIM if any(define_name(d) == "NOCLAIM" for d in defines) else ANY_CLAIM
     searched = model.keeping_claim(claim)

@@ -58,7 +58,7 @@ from topspin_py.pan.claims import accept_labels
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.pan.progress import Progress, ProgressWatcher
 from topspin_py.pan.splice import SYM_MACRO
-from topspin_py.promela import build_model, load_model, parse_file
+from topspin_py.promela import build_model, parse_file
 from topspin_py.promela.model import Model
 from topspin_py.reduce import GENERATED_C, choose_strategy, defines_the_reduction_needs, reduce_in
 from topspin_py.result import PlainRun, Result
@@ -334,7 +334,7 @@ def _load_model(model: Path, defines: list[str], cpp_flags: tuple[str, ...] = ()
     The Model feeds the symmetry stage.  ``claim``: a never claim spin adds (-f, -F), read
     after the model as spin reads it, so that the model's macros apply to it."""
     if claim is None:
-        return load_model(model, tuple(defines), cpp_flags)
+        return toolchain.load_model_checked(model, defines, cpp_flags)
     with tempfile.TemporaryDirectory(prefix="topspin-claim-") as name:
         wrapper = Path(name) / "claim.pml"
         quoted = str(model.resolve()).replace("\\", "\\\\").replace('"', '\\"')

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from topspin_py.errors import ModelError, SourcePos, ToolchainError
+from topspin_py.errors import ModelError, PromelaSyntaxError, SourcePos, ToolchainError
 from topspin_py.pan import processes
+from topspin_py.promela.model import Model, load_model
 
 SUPPORTED_SPIN_VERSION = "6.5.2"
 _INSTALL_HINT = "install it with `sudo apt-get install {package}` (Debian/Ubuntu) or put it on PATH"
@@ -34,6 +35,7 @@ _SPIN_VERSION = re.compile(r"Spin Version (\S+)")
 # spin: m.pml:3, Error: syntax error	saw 'operator: ='
 _SPIN_ERROR = re.compile(r"^spin: (?P<file>.+?):(?P<line>\d+), Error: (?P<message>.*)$", re.M)
 # m.pml:1:10: fatal error: nope.h: No such file or directory   (the C preprocessor)
+_LTL_ERROR = re.compile(r"^tl_spin: .*$", re.M)
 _CPP_ERROR = re.compile(
     r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<column>\d+): (?:fatal )?error: (?P<message>.*)$", re.M)
 
@@ -151,6 +153,28 @@ def check_with_spin(model: Path, defines) -> str:
         return generate_pan(tools, model, str(model), defines, Path(workdir))
 
 
+def load_model_checked(model: Path, defines, cpp_flags: tuple[str, ...] = ()) -> Model:
+    """Our front end's Model of ``model``.  When our parser finds a syntax error and spin
+    rejects the model too, spin's own message is the one shown: spin is the reference for what
+    is Promela (a model spin accepts and we do not is ours to fix: our message says where).
+    With include directories for spin's preprocessor (-E-I), spin is not asked: run bare, it
+    could fail on a missing include instead."""
+    try:
+        return load_model(model, tuple(defines), cpp_flags)
+    except PromelaSyntaxError as ours:
+        # Bytes that are not text: our message names the byte, spin's quotes the garbage.
+        if cpp_flags or "not Promela text" in ours.message:
+            raise
+        try:
+            check_with_spin(Path(model), list(defines))
+        except ModelError as spins:
+            if ours.pos is not None and (spins.pos is None or (
+                    spins.pos.file == ours.pos.file and spins.pos.line == ours.pos.line)):
+                spins.pos = ours.pos   # spin's line, with our column (or ours where spin has none)
+            raise spins from None
+        raise
+
+
 def _spin_rejection(output: str) -> ModelError:
     """spin's own complaint, with the position of its first error."""
     if match := _SPIN_ERROR.search(output):
@@ -159,6 +183,9 @@ def _spin_rejection(output: str) -> ModelError:
     elif match := _CPP_ERROR.search(output):
         pos = SourcePos(match.group("file"), int(match.group("line")), int(match.group("column")))
         message = match.group("message")
+    elif match := _LTL_ERROR.search(output):
+        # spin's ltl translator names no file or line ("tl_spin: expected predicate, saw 'X'")
+        pos, message = None, match.group(0)
     else:
         pos, message = None, "spin could not translate the model"
     hint = None
