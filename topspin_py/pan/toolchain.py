@@ -168,9 +168,10 @@ def load_model_checked(model: Path, defines, cpp_flags: tuple[str, ...] = ()) ->
         try:
             check_with_spin(Path(model), list(defines))
         except ModelError as spins:
-            if ours.pos is not None and (spins.pos is None or (
-                    spins.pos.file == ours.pos.file and spins.pos.line == ours.pos.line)):
-                spins.pos = ours.pos   # spin's line, with our column (or ours where spin has none)
+            if ours.pos is not None and (spins.pos is None or spins.pos.file == ours.pos.file):
+                # spin's message at our line and column: spin names a line only, and inside an
+                # ltl formula the line after the formula's
+                spins.pos = ours.pos
             raise spins from None
         raise
 
