@@ -294,7 +294,7 @@ def test_compare_with_verdicts_that_differ_exits_2(tmp_path, monkeypatch, capsys
     assert status == 2, out + err
     assert re.search(r"^errors:\s+0$", out, re.M) and "plain SPIN:" in out and "1 errors" in out
     assert ("error: the verdicts differ: plain SPIN found 1 error(s), the reduced search "
-            "(strategy segmented, group order 6) found none") in err
+            "(strategy refine, group order 6) found none") in err
     assert "Traceback" not in err
 
 

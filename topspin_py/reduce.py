@@ -22,12 +22,13 @@ GENERATED_H = "topspin_sym.h"   # what it is, for users who build pan themselves
 def choose_strategy(requested: str, group: Group) -> str:
     """`auto`: the fastest exact strategy the group allows; `none` for the trivial group.
 
-    That is `segmented` for every group so far: it applies a subset of the elements that
-    `enumerate` applies, chosen by keys that cost one pass over the processes, and it is the
-    only exact strategy for groups too large to enumerate (bench/results/reduction.md)."""
+    That is `refine` for every group: it applies a subset of the elements that `segmented`
+    applies (its keys tell apart every pair of processes segmented's do, and more), a group
+    that is a product of full symmetric groups costs it one sort and one image when the ties
+    are harmless, and it is exact for any group (bench/results/per_transition.md)."""
     if group.order == 1 or requested == "none":
         return "none"
-    return "segmented" if requested == "auto" else requested
+    return "refine" if requested == "auto" else requested
 
 
 def defines_the_reduction_needs(model: Model, defines: list[str]) -> list[str]:
