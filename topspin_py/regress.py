@@ -192,6 +192,17 @@ def _time_limit(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+def _values_or_report(result: dict | Problem, problems: list[Problem], on_problem) -> dict | None:
+    """A run's values; or, for a Problem, None once it has joined ``problems`` and been
+    reported."""
+    if not isinstance(result, Problem):
+        return result
+    problems.append(result)
+    if on_problem is not None:
+        on_problem(result)
+    return None
+
+
 def check(baseline: Path, on_entry=None, on_problem=None, time_limit: float | None = None) -> Outcome:
     """Recompute every entry; the guarded values that differ from the baseline, and the
     entries that could not be run (the others are run all the same)."""
@@ -200,11 +211,9 @@ def check(baseline: Path, on_entry=None, on_problem=None, time_limit: float | No
     entries = load(baseline)
     for entry in entries:
         key = key_of(entry)
-        actual = _run_or_problem(baseline, key, _limit_of(entry, time_limit))
-        if isinstance(actual, Problem):
-            problems.append(actual)
-            if on_problem is not None:
-                on_problem(actual)
+        actual = _values_or_report(_run_or_problem(baseline, key, _limit_of(entry, time_limit)),
+                                   problems, on_problem)
+        if actual is None:
             continue
         for name in GUARDED + tuple(n for n in RECORDED if n not in GUARDED and n in entry):
             if name in entry and not _same(entry[name], actual[name]):
@@ -232,11 +241,9 @@ def update(baseline: Path, key: RunKey | None = None, on_entry=None, on_problem=
     problems: list[Problem] = []
     for k in keys:
         own = {"timeout": by_key[k]["timeout"]} if "timeout" in by_key.get(k, {}) else {}
-        values = _run_or_problem(baseline, k, _limit_of(own, time_limit))
-        if isinstance(values, Problem):
-            problems.append(values)
-            if on_problem is not None:
-                on_problem(values)
+        values = _values_or_report(_run_or_problem(baseline, k, _limit_of(own, time_limit)),
+                                   problems, on_problem)
+        if values is None:
             continue
         by_key[k] = {**_key_fields({"model": k.model, "strategy": k.strategy,
                                     "defines": list(k.defines), "pan_args": list(k.pan_args)}),
