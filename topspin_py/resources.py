@@ -13,9 +13,20 @@ import jinja2
 def template_environment() -> jinja2.Environment:
     """Jinja over templates/: strict about undefined names, C left as written."""
     templates = resources.files("topspin_py.templates")
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.FunctionLoader(lambda name: templates.joinpath(name).read_text(encoding="utf-8")),
         undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+    environment.filters["key_constant"] = key_constant
+    return environment
+
+
+def key_constant(label: int) -> str:
+    """A 64-bit C constant for a small label number (splitmix64's finaliser): keys mix in
+    constants that differ in every bit, so that labels 1 and 2 are as far apart as any."""
+    x = (label * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % (1 << 64)
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) % (1 << 64)
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) % (1 << 64)
+    return f"0x{x ^ (x >> 31):016X}ULL"
 
 
 @lru_cache(maxsize=None)
