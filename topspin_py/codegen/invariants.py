@@ -35,10 +35,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import factorial
 
-from sympy.combinatorics import Permutation, PermutationGroup
+from sympy.combinatorics import Permutation
 
 from ..layout.statevector import CHAN, PID, ChannelSlot, Member, ProcessSlot, StateLayout, ValueField
 from ..symmetry.detect import Group
+from ..symmetry.structure import linked_orbits
 from .chain import c_point
 
 # Rounds of refinement; each costs one pass over the relations.  Two rounds separate a
@@ -199,7 +200,8 @@ def symmetric_blocks(group: Group, n_pids: int) -> list[list[tuple[int, ...]]] |
     orbits = [sorted(o) for o in perm_group.orbits() if len(o) > 1]
     factors = []
     product = 1
-    for component in _components(perm_group, orbits):
+    for points in linked_orbits(perm_group, orbits):
+        component = [orbit for orbit in orbits if orbit[0] in points]
         pid_orbits = [o for o in component if group.points[o[0]][0] == "pid"]
         if not pid_orbits or any(len(o) != len(component[0]) for o in component):
             return None
@@ -225,23 +227,3 @@ def symmetric_blocks(group: Group, n_pids: int) -> list[list[tuple[int, ...]]] |
     if product != perm_group.order():
         return None
     return factors
-
-
-def _components(perm_group: PermutationGroup, orbits: list[list[int]]) -> list[list[list[int]]]:
-    """Orbits moved together by some generator, grouped."""
-    parent = list(range(len(orbits)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            i = parent[i]
-        return i
-
-    where = {p: i for i, orbit in enumerate(orbits) for p in orbit}
-    for generator in perm_group.generators:
-        moved = sorted({find(where[p]) for p in range(generator.size) if generator(p) != p and p in where})
-        for other in moved[1:]:
-            parent[find(other)] = find(moved[0])
-    grouped: dict[int, list[list[int]]] = {}
-    for i, orbit in enumerate(orbits):
-        grouped.setdefault(find(i), []).append(orbit)
-    return list(grouped.values())

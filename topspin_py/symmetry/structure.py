@@ -29,7 +29,7 @@ def factors(group, point_names: list[str]) -> tuple[list[Factor], bool]:
     if order == 1:
         return [], True
     moved_orbits = [sorted(o) for o in perm_group.orbits() if len(o) > 1]
-    components = _linked_orbits(perm_group, moved_orbits)
+    components = linked_orbits(perm_group, moved_orbits)
     result = []
     product = 1
     for component in components:
@@ -40,7 +40,7 @@ def factors(group, point_names: list[str]) -> tuple[list[Factor], bool]:
     return result, product == order
 
 
-def _linked_orbits(group: PermutationGroup, orbits: list[list[int]]) -> list[list[int]]:
+def linked_orbits(group: PermutationGroup, orbits: list[list[int]]) -> list[list[int]]:
     """Orbits moved together by some generator are one component (a process and its channel)."""
     parent = list(range(len(orbits)))
 
