@@ -32,6 +32,7 @@ from ..resources import template_environment
 from ..symmetry.detect import Group
 from .chain import c_point, process_swaps, setwise_stabiliser, stabiliser_chain
 from .invariants import key_context, symmetric_blocks
+from .markers import markers_context
 
 # Beyond this many elements, applying all of them to every state is hopeless (Peterson 7's 5040
 # already take minutes); segmented applies only the few that tie.
@@ -43,6 +44,9 @@ class Strategy:
     name: str
     exactness: str  # "exact" (one state per orbit), "complete" (at least one), "approximate"
     description: str
+    # Only for a group that is a direct product of full symmetric groups on blocks
+    # (invariants.symmetric_blocks); any other group is refused with a CodegenError.
+    symmetric_blocks_only: bool = False
 
 
 STRATEGIES = {
@@ -51,6 +55,12 @@ STRATEGIES = {
                           "every element that keeps that order, least image in byte order"),
     "refine": Strategy("refine", "exact", "processes ordered by invariants refined by the "
                        "points they name, search among ties only, pruned by swaps that fix the state"),
+    "markers-exact": Strategy("markers-exact", "complete", "seed 001's markers: blocks sorted by "
+                              "marker and by the markers their values name, no search",
+                              symmetric_blocks_only=True),
+    "markers-approx": Strategy("markers-approx", "approximate", "markers-exact, then every value "
+                               "inside a block names the last block of its class: may merge orbits",
+                               symmetric_blocks_only=True),
 }
 
 
@@ -72,6 +82,11 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
     movements = _movements(group, layout, n_pids, n_chans)
     last_moved_slot = max((p.slot for p in movements["moved_processes"]), default=-1)
     last_moved_channel = max((c.id for c in movements["moved_channels"]), default=0)
+    if STRATEGIES[strategy].symmetric_blocks_only:
+        # No chain: while init starts the processes, a state is left as it is.
+        return _render_markers(group, layout, strategy, {
+            "order": group.order, "n_pids": n_pids, "n_chans": n_chans,
+            "last_moved_slot": last_moved_slot, "last_moved_channel": last_moved_channel, **movements})
     chains, start_up, start_up_channels = _start_up_chains(group, layout, n_pids, n_chans, last_moved_slot)
     context = {
         "order": group.order,
@@ -103,6 +118,25 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
             chain["swap_ok"] = [int(existing is None or all(row[q] in existing for q in existing))
                                 for row in context["swaps"]]
     return template_environment().get_template(f"{strategy}.c.j2").render(**context)
+
+
+def _render_markers(group: Group, layout: StateLayout, strategy: str, context: dict) -> str:
+    """markers.c.j2 for ``markers-exact`` or ``markers-approx`` (codegen/markers.py)."""
+    blocks = symmetric_blocks(group, context["n_pids"])
+    if blocks is None:
+        raise CodegenError(f"the {strategy} strategy needs a group that is a direct product of full "
+                           f"symmetric groups on blocks of processes (and their channels); this group "
+                           f"of order {group.order} is not one",
+                           hint="use --strategy refine (exact for every group), or auto")
+    keys = key_context(layout, context["moved_processes"], context["moved_channels"],
+                       _static_channel_names(group))
+    # The markers are Def. 4's, without refinement; no tie is decided by comparing slots.
+    keys.update(refine_rounds=0, cheap_swaps=False)
+    context.update(keys)
+    context.update(markers_context(keys, blocks, context["n_pids"], context["n_chans"],
+                                   context["moved_processes"], context["moved_channels"]))
+    context.update(blocks=blocks, strategy=strategy, approx=strategy == "markers-approx")
+    return template_environment().get_template("markers.c.j2").render(**context)
 
 
 def _start_up_chains(group: Group, layout: StateLayout, n_pids: int, n_chans: int,
