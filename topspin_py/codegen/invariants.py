@@ -210,11 +210,15 @@ def symmetric_blocks(group: Group, n_pids: int) -> list[list[tuple[int, ...]]] |
         leads = pid_orbits[0]
         others = [o for o in component if o is not leads]
         blocks = []
-        for lead in leads:
+        for i, lead in enumerate(leads):
             fixed = {p for orbit in perm_group.stabilizer(lead).orbits() if len(orbit) == 1 for p in orbit}
             attached = []
             for orbit in others:
                 mine = [p for p in orbit if p in fixed]
+                if len(mine) != 1 and len(leads) == len(orbit) == 2:
+                    # S_2: fixing one lead fixes the other, and so both points of the orbit;
+                    # either pairing is kept by the swap, which the check below confirms.
+                    mine = [orbit[i]]
                 if len(mine) != 1:
                     return None
                 attached.append(mine[0])
