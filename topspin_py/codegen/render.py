@@ -47,6 +47,9 @@ class Strategy:
     # Only for a group that is a direct product of full symmetric groups on blocks
     # (invariants.symmetric_blocks); any other group is refused with a CodegenError.
     symmetric_blocks_only: bool = False
+    # An approximate strategy whose canonical form is a function of this complete strategy's
+    # (seed 001, Prop. 1(3): m(s) = rho(m_exact(s))).
+    coarsens: str | None = None
 
 
 STRATEGIES = {
@@ -60,7 +63,7 @@ STRATEGIES = {
                               symmetric_blocks_only=True),
     "markers-approx": Strategy("markers-approx", "approximate", "markers-exact, then every value "
                                "inside a block names the last block of its class: may merge orbits",
-                               symmetric_blocks_only=True),
+                               symmetric_blocks_only=True, coarsens="markers-exact"),
 }
 
 
