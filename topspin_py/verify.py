@@ -161,6 +161,9 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
             for reason in symmetry_notes:   # the summary shows them too: stderr with --verbose
                 detail(f"symmetry: {reason}")
             strategy = choose_strategy(options.strategy, group)
+            if strategy != "none" and CANONICALISERS[strategy].exactness == "approximate":
+                note(f"symmetry: strategy {strategy} is approximate: it may take states of different "
+                     "orbits for one and miss errors, so a search without errors proves nothing")
             if strategy != "none":
                 needed = defines_the_reduction_needs(loaded, defines)
                 for define in needed:
