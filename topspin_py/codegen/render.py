@@ -127,9 +127,11 @@ def _render_markers(group: Group, layout: StateLayout, strategy: str, context: d
     """markers.c.j2 for ``markers-exact`` or ``markers-approx`` (codegen/markers.py)."""
     blocks = symmetric_blocks(group, context["n_pids"])
     if blocks is None:
-        raise CodegenError(f"the {strategy} strategy needs a group that is a direct product of full "
-                           f"symmetric groups on blocks of processes (and their channels); this group "
-                           f"of order {group.order} is not one",
+        where = f"{group.model.path}: " if group.model.path else ""
+        raise CodegenError(f"{where}the {strategy} strategy needs a group that is a direct product of "
+                           f"full symmetric groups on blocks of processes (and their channels); this "
+                           f"group of order {group.order} is not one",
+                           detail="its generators: " + ", ".join(group.cycles(a) for a in group.generators),
                            hint="use --strategy refine (exact for every group), or auto")
     keys = key_context(layout, context["moved_processes"], context["moved_channels"],
                        _static_channel_names(group))
