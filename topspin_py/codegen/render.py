@@ -18,6 +18,13 @@ Strategies (each a template of its own; both walk the group through a stabiliser
 Both are exact on every state: while init is still starting the processes the group moves,
 a state is reduced by the subgroup that maps existing processes and channels to existing ones
 (a chain of its own per ``_nr_pr``, :func:`_start_up_chains`).
+
+``markers-exact`` (complete) and ``markers-approx`` (approximate; seed 001, Alg. 5.1;
+templates/markers.c.j2, :mod:`topspin_py.codegen.markers`)
+    for a direct product of full symmetric groups on blocks only: sort each factor's blocks by
+    marker and by the markers their values name, with no search; approx then renames the values
+    inside blocks to their class, which may merge orbits.  While init is still starting the
+    processes, a state is left as it is.
 """
 
 from __future__ import annotations
