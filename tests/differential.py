@@ -32,6 +32,9 @@ editing the tests), with the same defines and pan arguments, and then:
   (a note); it cannot find an error plain SPIN does not (it only follows real transitions).
 * *fallback*: for a trivial group every strategy runs plain SPIN (strategy "none", group order
   1) and gives plain SPIN's counts exactly.
+* *refusal*: a strategy made for direct products of full symmetric groups on blocks
+  (``Strategy.symmetric_blocks_only``) refuses any other group with a CodegenError, before it
+  builds anything; it may refuse no other group, and no other strategy may refuse.
 
 Side by side
 ------------
@@ -54,10 +57,11 @@ from typing import Sequence
 
 from statespace import StateSpace, count_orbits, explore
 from transitions import TransitionGraph, explore_transitions
-from topspin_py.codegen.render import STRATEGIES
+from topspin_py.codegen.invariants import symmetric_blocks
+from topspin_py.codegen.render import STRATEGIES, CodegenError
 from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.result import Result
-from topspin_py.symmetry.detect import Group, detect
+from topspin_py.symmetry.detect import Group, acting_on_states, detect
 from topspin_py.pan.flags import cycle_search
 from topspin_py.verify import VerifyOptions, model_as_searched, verify
 
@@ -80,6 +84,7 @@ class Comparison:
     plain: Result
     reduced: dict[str, Result]
     notes: dict[str, list[str]] = field(default_factory=dict)
+    refused: dict[str, str] = field(default_factory=dict)   # strategy -> its CodegenError
 
     @property
     def group_order(self) -> int:
@@ -93,6 +98,7 @@ class Comparison:
             rows.append(f"  {name:10} strategy={result.strategy} |G|={result.group_order} "
                         f"states={result.states_stored} transitions={result.transitions} "
                         f"errors={result.errors} kind={error_kind(result)!r} complete={result.complete}")
+        rows += [f"  {name:10} refused: {message}" for name, message in self.refused.items()]
         return "\n".join(rows)
 
 
@@ -115,22 +121,42 @@ def verify_every_way(path: Path, defines: Sequence[str] = (), pan_args: Sequence
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
         outcomes = list(pool.map(_verify_in_worker, jobs))
     failures = [f"verify --strategy {job[1]} raised:\n{failure}"
-                for job, (_, _, failure) in zip(jobs, outcomes) if failure is not None]
+                for job, (_, _, failure) in zip(jobs, outcomes) if isinstance(failure, str)]
     if failures:
         raise AssertionError("\n".join(failures))
     (plain, _, _), *rest = outcomes
-    reduced = {name: result for name, (result, _, _) in zip(strategies, rest)}
+    refused = {name: f"{failure}; hint: {failure.hint}" for name, (_, _, failure) in zip(strategies, rest)
+               if isinstance(failure, CodegenError)}
+    if refused:
+        check_refusals(refused, group_in_force(Path(path), defines, pan_args))
+    reduced = {name: result for name, (result, _, _) in zip(strategies, rest) if name not in refused}
     noted = {name: strategy_notes for name, (_, strategy_notes, _) in zip(strategies, rest)}
-    return Comparison(Path(path), tuple(defines), tuple(pan_args), plain, reduced, noted)
+    return Comparison(Path(path), tuple(defines), tuple(pan_args), plain, reduced, noted, refused)
 
 
-def _verify_in_worker(job) -> tuple[Result | None, list[str], str | None]:
-    """One verify in a worker process: its Result and notes, or the traceback of what it
+def check_refusals(refused: dict[str, str], group: Group) -> None:
+    """Only strategies made for products of full symmetric groups on blocks refuse a group, and
+    only a group that is not one; the message names the strategy to use instead."""
+    acting = acting_on_states(group)
+    n_pids = max((p for kind, p in acting.points if kind == "pid"), default=0) + 1
+    for name, message in refused.items():
+        assert STRATEGIES[name].symmetric_blocks_only, f"{name} refused the model: {message}"
+        assert symmetric_blocks(acting, n_pids) is None, f"{name} refused a product of symmetric groups: {message}"
+        assert "refine" in message, message
+
+
+def _verify_in_worker(job) -> tuple[Result | None, list[str], str | CodegenError | None]:
+    """One verify in a worker process: its Result and notes, the CodegenError of a strategy
+    that refuses the group (checked by the caller), or the traceback of anything else it
     raised (exceptions with keyword-only constructors do not survive pickling)."""
     path, strategy, defines, pan_args = job
     notes: list[str] = []
     try:
         return run(path, strategy, defines, pan_args, notes), notes, None
+    except CodegenError as error:
+        if strategy != "none" and STRATEGIES[strategy].symmetric_blocks_only:
+            return None, notes, error
+        return None, notes, traceback.format_exc()
     except Exception:  # reported, with its traceback, by the caller
         return None, notes, traceback.format_exc()
 

@@ -22,8 +22,8 @@ Which runs
 * models written while probing for this issue that showed a product bug or gap (a receive
   into _pid, processes started one by one, an accept label inside atomic), each with the
   numbers it showed before the fix;
-* the checks themselves, on made-up results: no complete or approximate strategy exists yet,
-  and one registered later must meet its own contract.
+* the checks themselves, on made-up results: a complete or approximate strategy (markers-exact,
+  markers-approx, and any registered later) must meet its own contract.
 """
 
 from __future__ import annotations

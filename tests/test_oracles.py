@@ -6,6 +6,7 @@ vector (-DSVDUMP); tests/statespace.py applies the detected group to those vecto
 * Orbit oracle: an exact strategy must store exactly one state per orbit, so its
   ``states_stored`` must equal the number of orbits of the reachable states.  Every strategy of
   the registry whose exactness is "exact" is checked, so strategies added later are covered.
+  A complete strategy stores at least one state per orbit and no more than plain SPIN.
   The orbit counts are themselves checked against the published ones where there are some
   (shared/corpus/README.md: TopSPIN's papers and thesis, seed 001 for the Peterson family),
   and the dumps against the published unreduced counts.
@@ -35,17 +36,19 @@ import families
 from statespace import GroupAction, OracleError, StateSpace, closure_violations, count_orbits, explore
 from transitions import (ACCEPTING, ASSERTION, INVALID_END, TransitionGraph, edit_pan, explore_transitions,
                          format_violations, transition_violations)
-from topspin_py.codegen.render import STRATEGIES
+from topspin_py.codegen.invariants import symmetric_blocks
+from topspin_py.codegen.render import STRATEGIES, CodegenError
 from topspin_py.errors import ModelError, SourcePos
 from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.promela import load_model
-from topspin_py.symmetry.detect import Group, detect, group_from_generators
+from topspin_py.symmetry.detect import Group, acting_on_states, detect, group_from_generators
 from topspin_py.symmetry.validity import Alpha
 from topspin_py.verify import VerifyOptions, verify
 
 DEFINES = ("SAFETY", "NOREDUCE")
 FLAGS = tuple(f"-D{define}" for define in DEFINES)
 EXACT_STRATEGIES = [name for name, strategy in STRATEGIES.items() if strategy.exactness == "exact"]
+COMPLETE_STRATEGIES = [name for name, strategy in STRATEGIES.items() if strategy.exactness == "complete"]
 
 
 @dataclass(frozen=True)
@@ -157,6 +160,27 @@ def test_exact_strategy_stores_one_state_per_orbit(cache, request, case, strateg
     # the reduced search ran on the state space the oracle enumerated
     assert [f for f in result.compile_flags if f != f"-D{SYM_MACRO}"] == list(FLAGS)
     assert result.states_stored == orbit_count(explored)
+
+
+@pytest.mark.parametrize("strategy", COMPLETE_STRATEGIES)
+@pytest.mark.parametrize("case", [c.param() for c in CASES])
+def test_complete_strategy_stores_at_least_one_state_per_orbit(cache, request, case, strategy):
+    explored = cache.get(case, request)
+    assert explored.group.order > 1
+    options = VerifyOptions(strategy=strategy, defines=DEFINES, pan_args=case.pan_args, save_trails=False)
+    try:
+        result = verify(explored.path, options)
+    except CodegenError as error:
+        # Made for products of full symmetric groups on blocks, it refuses the other groups.
+        assert STRATEGIES[strategy].symmetric_blocks_only, error
+        group = acting_on_states(explored.group)
+        n_pids = max(p for kind, p in group.points if kind == "pid") + 1
+        assert symmetric_blocks(group, n_pids) is None, error
+        return
+    assert result.complete and result.errors == 0
+    assert result.strategy == strategy and result.group_order == explored.group.order
+    assert [f for f in result.compile_flags if f != f"-D{SYM_MACRO}"] == list(FLAGS)
+    assert orbit_count(explored) <= result.states_stored <= explored.space.pan_stored
 
 
 @pytest.mark.parametrize("case", [c.param() for c in CASES])

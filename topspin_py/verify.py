@@ -161,6 +161,13 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
             for reason in symmetry_notes:   # the summary shows them too: stderr with --verbose
                 detail(f"symmetry: {reason}")
             strategy = choose_strategy(options.strategy, group)
+            if strategy != "none" and CANONICALISERS[strategy].exactness == "approximate":
+                # A cycle search closes a cycle on a state it takes for one on its stack, which
+                # may be of another orbit.
+                cycles = (", and an acceptance or non-progress cycle it reports may not exist"
+                          if panflags.cycle_search(pan_args) else "")
+                note(f"symmetry: strategy {strategy} is approximate: it may take states of different "
+                     f"orbits for one and miss errors, so a search without errors proves nothing{cycles}")
             if strategy != "none":
                 needed = defines_the_reduction_needs(loaded, defines)
                 for define in needed:

@@ -52,7 +52,9 @@ class Relation:
     """A value naming a point from inside another one: point ``owner`` (a C expression)
     holds ``value`` (a C expression: a pid, or a channel id when ``kind`` is ``"C"``) at a place
     numbered ``label``; ``guard`` says when the place exists (the process runs); ``data``, if
-    any, is a value that goes with it (the element of a local data array indexed by pid)."""
+    any, is a value that goes with it (the element of a local data array indexed by pid);
+    ``index``, for an element of a local array indexed by pid, is its index (the markers
+    strategies tell such an element, which moves with its index, from a place of its owner)."""
 
     owner: str
     value: str
@@ -60,6 +62,7 @@ class Relation:
     label: int
     guard: str
     data: str | None = None
+    index: int | None = None
 
 
 def key_context(layout: StateLayout, moved_processes: list[ProcessSlot],
@@ -122,11 +125,12 @@ def key_context(layout: StateLayout, moved_processes: list[ProcessSlot],
                 element = f"{prefix}{f.path[0].name}[{j}]"
                 label = labels.named(proc.struct, f.path[0].name)
                 if f.holds in (PID, CHAN):
-                    relations.append(Relation(str(proc.pid), str(j), "P", label, running))
+                    relations.append(Relation(str(proc.pid), str(j), "P", label, running, index=j))
                     relations.append(Relation(str(proc.pid), element, _kind(f),
-                                              labels.named(proc.struct, f.path[0].name, "value"), running))
+                                              labels.named(proc.struct, f.path[0].name, "value"), running,
+                                              index=j))
                 else:
-                    relations.append(Relation(str(proc.pid), str(j), "P", label, running, element))
+                    relations.append(Relation(str(proc.pid), str(j), "P", label, running, element, index=j))
     message_relations = [
         {"id": chan.id, "struct": chan.struct, "capacity": layout.channel_types[chan.struct].capacity,
          "field": f.path[-1].name, "kind": _kind(f), "label": labels.named("message", f.path[-1].name)}

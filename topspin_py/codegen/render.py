@@ -18,6 +18,13 @@ Strategies (each a template of its own; both walk the group through a stabiliser
 Both are exact on every state: while init is still starting the processes the group moves,
 a state is reduced by the subgroup that maps existing processes and channels to existing ones
 (a chain of its own per ``_nr_pr``, :func:`_start_up_chains`).
+
+``markers-exact`` (complete) and ``markers-approx`` (approximate; seed 001, Alg. 5.1;
+templates/markers.c.j2, :mod:`topspin_py.codegen.markers`)
+    for a direct product of full symmetric groups on blocks only: sort each factor's blocks by
+    marker and by the markers their values name, with no search; approx then renames the values
+    inside blocks to their class, which may merge orbits.  While init is still starting the
+    processes, a state is left as it is.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from ..resources import template_environment
 from ..symmetry.detect import Group
 from .chain import c_point, process_swaps, setwise_stabiliser, stabiliser_chain
 from .invariants import key_context, symmetric_blocks
+from .markers import markers_context
 
 # Beyond this many elements, applying all of them to every state is hopeless (Peterson 7's 5040
 # already take minutes); segmented applies only the few that tie.
@@ -43,6 +51,12 @@ class Strategy:
     name: str
     exactness: str  # "exact" (one state per orbit), "complete" (at least one), "approximate"
     description: str
+    # Only for a group that is a direct product of full symmetric groups on blocks
+    # (invariants.symmetric_blocks); any other group is refused with a CodegenError.
+    symmetric_blocks_only: bool = False
+    # An approximate strategy whose canonical form is a function of this complete strategy's
+    # (seed 001, Prop. 1(3): m(s) = rho(m_exact(s))).
+    coarsens: str | None = None
 
 
 STRATEGIES = {
@@ -51,6 +65,12 @@ STRATEGIES = {
                           "every element that keeps that order, least image in byte order"),
     "refine": Strategy("refine", "exact", "processes ordered by invariants refined by the "
                        "points they name, search among ties only, pruned by swaps that fix the state"),
+    "markers-exact": Strategy("markers-exact", "complete", "seed 001's markers: blocks sorted by "
+                              "marker and by the markers their values name, no search",
+                              symmetric_blocks_only=True),
+    "markers-approx": Strategy("markers-approx", "approximate", "markers-exact, then every value "
+                               "inside a block names the last block of its class: may merge orbits",
+                               symmetric_blocks_only=True, coarsens="markers-exact"),
 }
 
 
@@ -72,6 +92,11 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
     movements = _movements(group, layout, n_pids, n_chans)
     last_moved_slot = max((p.slot for p in movements["moved_processes"]), default=-1)
     last_moved_channel = max((c.id for c in movements["moved_channels"]), default=0)
+    if STRATEGIES[strategy].symmetric_blocks_only:
+        # No chain: while init starts the processes, a state is left as it is.
+        return _render_markers(group, layout, strategy, {
+            "order": group.order, "n_pids": n_pids, "n_chans": n_chans,
+            "last_moved_slot": last_moved_slot, "last_moved_channel": last_moved_channel, **movements})
     chains, start_up, start_up_channels = _start_up_chains(group, layout, n_pids, n_chans, last_moved_slot)
     context = {
         "order": group.order,
@@ -103,6 +128,27 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
             chain["swap_ok"] = [int(existing is None or all(row[q] in existing for q in existing))
                                 for row in context["swaps"]]
     return template_environment().get_template(f"{strategy}.c.j2").render(**context)
+
+
+def _render_markers(group: Group, layout: StateLayout, strategy: str, context: dict) -> str:
+    """markers.c.j2 for ``markers-exact`` or ``markers-approx`` (codegen/markers.py)."""
+    blocks = symmetric_blocks(group, context["n_pids"])
+    if blocks is None:
+        where = f"{group.model.path}: " if group.model.path else ""
+        raise CodegenError(f"{where}the {strategy} strategy needs a group that is a direct product of "
+                           f"full symmetric groups on blocks of processes (and their channels); this "
+                           f"group of order {group.order} is not one",
+                           detail="its generators: " + ", ".join(group.cycles(a) for a in group.generators),
+                           hint="use --strategy refine (exact for every group), or auto")
+    keys = key_context(layout, context["moved_processes"], context["moved_channels"],
+                       _static_channel_names(group))
+    # The markers are Def. 4's, without refinement; no tie is decided by comparing slots.
+    keys.update(refine_rounds=0, cheap_swaps=False)
+    context.update(keys)
+    context.update(markers_context(keys, blocks, context["n_pids"], context["n_chans"],
+                                   context["moved_processes"], context["moved_channels"]))
+    context.update(blocks=blocks, strategy=strategy, approx=strategy == "markers-approx")
+    return template_environment().get_template("markers.c.j2").render(**context)
 
 
 def _start_up_chains(group: Group, layout: StateLayout, n_pids: int, n_chans: int,
