@@ -31,6 +31,7 @@ from ..pan.flags import define_name
 from ..resources import template_environment
 from ..symmetry.detect import Group
 from .chain import c_point, process_swaps, setwise_stabiliser, stabiliser_chain
+from .minimising import climbing_set, inverse_images, minimising_set, swap_classes
 
 # Beyond this many elements, applying all of them to every state is hopeless (Peterson 7's 5040
 # already take minutes); segmented applies only the few that tie.
@@ -48,6 +49,10 @@ STRATEGIES = {
     "enumerate": Strategy("enumerate", "exact", "every group element, least image in byte order"),
     "segmented": Strategy("segmented", "exact", "processes ordered by their pid-free part, "
                           "every element that keeps that order, least image in byte order"),
+    "sorted": Strategy("sorted", "complete", "processes sorted by their pid-free part, then a "
+                       "minimising set applied until no element gives a smaller image"),
+    "localsearch": Strategy("localsearch", "complete", "hill-climbing: generators, their inverses "
+                            "and process swaps applied until none gives a smaller image"),
 }
 
 
@@ -91,7 +96,23 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
             existing = chain["existing"]
             chain["swap_ok"] = [int(existing is None or all(row[q] in existing for q in existing))
                                 for row in context["swaps"]]
+    if strategy in ("sorted", "localsearch"):
+        context.update(_descent(strategy, group, layout, n_pids, n_chans, context["moved_processes"]))
     return template_environment().get_template(f"{strategy}.c.j2").render(**context)
+
+
+def _descent(strategy: str, group: Group, layout: StateLayout, n_pids: int, n_chans: int,
+             moved_processes) -> dict:
+    """The element sets of sorted.c.j2 and localsearch.c.j2 (minimising.py), and sorted's
+    keys and classes of interchangeable processes."""
+    table = _swaps(group, layout, n_pids, n_chans)
+    swaps = {(x, y): table["swaps"][row] for x, rows in enumerate(table["swap_index"])
+             for y, row in enumerate(rows) if row >= 0}
+    if strategy == "localsearch":
+        return {"elements": climbing_set(group, n_pids, n_chans, swaps)}
+    elements = minimising_set(group, stabiliser_chain(group, n_pids, n_chans), swaps)
+    return {"elements": elements, "inverses": inverse_images(elements),
+            "classes": swap_classes(swaps, n_pids), **table, **_keys(layout, moved_processes)}
 
 
 def _start_up_chains(group: Group, layout: StateLayout, n_pids: int, n_chans: int,
