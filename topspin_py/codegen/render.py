@@ -97,12 +97,12 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
             chain["swap_ok"] = [int(existing is None or all(row[q] in existing for q in existing))
                                 for row in context["swaps"]]
     if strategy in ("sorted", "localsearch"):
-        context.update(_descent(strategy, group, layout, n_pids, n_chans, context["moved_processes"]))
+        context.update(_descent(strategy, group, layout, n_pids, n_chans, context))
     return template_environment().get_template(f"{strategy}.c.j2").render(**context)
 
 
 def _descent(strategy: str, group: Group, layout: StateLayout, n_pids: int, n_chans: int,
-             moved_processes) -> dict:
+             context: dict) -> dict:
     """The element sets of sorted.c.j2 and localsearch.c.j2 (minimising.py), and sorted's
     keys and classes of interchangeable processes."""
     table = _swaps(group, layout, n_pids, n_chans)
@@ -111,8 +111,28 @@ def _descent(strategy: str, group: Group, layout: StateLayout, n_pids: int, n_ch
     if strategy == "localsearch":
         return {"elements": climbing_set(group, n_pids, n_chans, swaps)}
     elements = minimising_set(group, stabiliser_chain(group, n_pids, n_chans), swaps)
+    keys = _keys(layout, context["moved_processes"])
     return {"elements": elements, "inverses": inverse_images(elements),
-            "classes": swap_classes(swaps, n_pids), **table, **_keys(layout, moved_processes)}
+            "classes": swap_classes(swaps, n_pids), "ties_fixed": _keys_are_whole(context, keys),
+            "swaps_move_channels": any(images[q] != q for images in swaps.values()
+                                       for q in range(n_pids, n_pids + n_chans)),
+            **table, **keys}
+
+
+def _keys_are_whole(movements: dict, keys: dict) -> bool:
+    """Whether a process's key holds everything a group element can change about it: no
+    channel moves, no process or message holds a pid or channel id, every array indexed by
+    pid is data in the keys, and the only places holding pids are global places the keys
+    record.  Then an element that keeps every key in place maps each process to one with the
+    same slot, the same array entries and, as a global place names one process, to itself if
+    any place names it: it fixes the state (up to a collision of the 64-bit keys, which could
+    only cost reduction), and sorted.c.j2 need not apply it."""
+    key_places = {lvalue.removeprefix("ts_orig.") for lvalue in keys["pid_places"]}
+    return (not movements["moved_channels"] and not movements["local_values"]
+            and not movements["local_arrays"] and not movements["message_values"]
+            and {a["path"] for a in movements["global_arrays"]} <= {a["path"] for a in keys["key_arrays"]}
+            and all(v["map"] == "ts_pid" and v["lvalue"].removeprefix("ts_cand.") in key_places
+                    for v in movements["global_values"]))
 
 
 def _start_up_chains(group: Group, layout: StateLayout, n_pids: int, n_chans: int,
