@@ -18,6 +18,13 @@ Strategies (each a template of its own; both walk the group through a stabiliser
 Both are exact on every state: while init is still starting the processes the group moves,
 a state is reduced by the subgroup that maps existing processes and channels to existing ones
 (a chain of its own per ``_nr_pr``, :func:`_start_up_chains`).
+
+``sorted`` and ``localsearch`` (complete: at least one state per orbit; :mod:`.minimising`)
+    descend from the state through a fixed set of elements, keeping every smaller image, to a
+    state no element of the set improves.  sorted first orders the processes that the group
+    permutes in every way by key, and compares keys before bytes; localsearch climbs over the
+    generators, their inverses and the process swaps in byte order.  Both leave the states of
+    init's start-up as they are.
 """
 
 from __future__ import annotations
