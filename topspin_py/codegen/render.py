@@ -25,6 +25,12 @@ templates/markers.c.j2, :mod:`topspin_py.codegen.markers`)
     marker and by the markers their values name, with no search; approx then renames the values
     inside blocks to their class, which may merge orbits.  While init is still starting the
     processes, a state is left as it is.
+``sorted`` and ``localsearch`` (complete: at least one state per orbit; :mod:`.minimising`)
+    descend from the state through a fixed set of elements, keeping every smaller image, to a
+    state no element of the set improves.  sorted first orders the processes that the group
+    permutes in every way by key, and compares keys before bytes; localsearch climbs over the
+    generators, their inverses and the process swaps in byte order.  Both leave the states of
+    init's start-up as they are.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from ..symmetry.detect import Group
 from .chain import c_point, process_swaps, setwise_stabiliser, stabiliser_chain
 from .invariants import key_context, symmetric_blocks
 from .markers import markers_context
+from .minimising import climbing_set, inverse_images, minimising_set, swap_classes
 
 # Beyond this many elements, applying all of them to every state is hopeless (Peterson 7's 5040
 # already take minutes); segmented applies only the few that tie.
@@ -71,6 +78,10 @@ STRATEGIES = {
     "markers-approx": Strategy("markers-approx", "approximate", "markers-exact, then every value "
                                "inside a block names the last block of its class: may merge orbits",
                                symmetric_blocks_only=True, coarsens="markers-exact"),
+    "sorted": Strategy("sorted", "complete", "processes sorted by their pid-free part, then a "
+                       "minimising set applied until no element gives a smaller image"),
+    "localsearch": Strategy("localsearch", "complete", "hill-climbing: generators, their inverses "
+                            "and process swaps applied until none gives a smaller image"),
 }
 
 
@@ -127,6 +138,8 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
             existing = chain["existing"]
             chain["swap_ok"] = [int(existing is None or all(row[q] in existing for q in existing))
                                 for row in context["swaps"]]
+    if strategy in ("sorted", "localsearch"):
+        context.update(_descent(strategy, group, layout, n_pids, n_chans, context))
     return template_environment().get_template(f"{strategy}.c.j2").render(**context)
 
 
@@ -149,6 +162,38 @@ def _render_markers(group: Group, layout: StateLayout, strategy: str, context: d
                                    context["moved_processes"], context["moved_channels"]))
     context.update(blocks=blocks, strategy=strategy, approx=strategy == "markers-approx")
     return template_environment().get_template("markers.c.j2").render(**context)
+def _descent(strategy: str, group: Group, layout: StateLayout, n_pids: int, n_chans: int,
+             context: dict) -> dict:
+    """The element sets of sorted.c.j2 and localsearch.c.j2 (minimising.py), and sorted's
+    keys and classes of interchangeable processes."""
+    table = _swaps(group, layout, n_pids, n_chans)
+    swaps = {(x, y): table["swaps"][row] for x, rows in enumerate(table["swap_index"])
+             for y, row in enumerate(rows) if row >= 0}
+    if strategy == "localsearch":
+        return {"elements": climbing_set(group, n_pids, n_chans, swaps)}
+    elements = minimising_set(group, stabiliser_chain(group, n_pids, n_chans), swaps)
+    keys = _keys(layout, context["moved_processes"])
+    return {"elements": elements, "inverses": inverse_images(elements),
+            "classes": swap_classes(swaps, n_pids), "ties_fixed": _keys_are_whole(context, keys),
+            "swaps_move_channels": any(images[q] != q for images in swaps.values()
+                                       for q in range(n_pids, n_pids + n_chans)),
+            **table, **keys}
+
+
+def _keys_are_whole(movements: dict, keys: dict) -> bool:
+    """Whether a process's key holds everything a group element can change about it: no
+    channel moves, no process or message holds a pid or channel id, every array indexed by
+    pid is data in the keys, and the only places holding pids are global places the keys
+    record.  Then an element that keeps every key in place maps each process to one with the
+    same slot, the same array entries and, as a global place names one process, to itself if
+    any place names it: it fixes the state (up to a collision of the 64-bit keys, which could
+    only cost reduction), and sorted.c.j2 need not apply it."""
+    key_places = {lvalue.removeprefix("ts_orig.") for lvalue in keys["pid_places"]}
+    return (not movements["moved_channels"] and not movements["local_values"]
+            and not movements["local_arrays"] and not movements["message_values"]
+            and {a["path"] for a in movements["global_arrays"]} <= {a["path"] for a in keys["key_arrays"]}
+            and all(v["map"] == "ts_pid" and v["lvalue"].removeprefix("ts_dst->") in key_places
+                    for v in movements["global_values"]))
 
 
 def _start_up_chains(group: Group, layout: StateLayout, n_pids: int, n_chans: int,
