@@ -192,6 +192,7 @@ def markdown(records: list[Record], elapsed_s: float, caps: Caps, big: bool, com
     loads = [r.load_avg for r in records if r.load_avg is not None]
     labels = {name: f"{name} ({STRATEGIES[name].exactness})" for name in STRATEGIES}
     labels[AUTO] = "auto"
+    yard = f"{YARDSTICK[0].capitalize()} {YARDSTICK[1]}"
     lines = [
         "# Time per transition",
         "",
@@ -202,7 +203,7 @@ def markdown(records: list[Record], elapsed_s: float, caps: Caps, big: bool, com
         "`pan -m1000000`; one run each, so times are indicative and counts exact.",
         "",
         "* Cells: **states stored / transitions / pan's search time / time per transition** "
-        "(search time over transitions), then that time over plain SPIN's on Peterson 5 measured "
+        f"(search time over transitions), then that time over plain SPIN's on {yard} measured "
         "in this run. pan's timer has 10 ms resolution: a search under "
         f"{TOO_SHORT_S:g} s is marked \"short\" and its time per transition says little.",
         "* `auto` shows in brackets the strategy it chose.",
@@ -211,7 +212,7 @@ def markdown(records: list[Record], elapsed_s: float, caps: Caps, big: bool, com
         f"a run that starts has {caps.budget_s:g} s."
         + ("" if big else " Peterson 9 and e-mail 7 need `--big`."),
         "",
-        "## The yardstick: plain SPIN on Peterson 5",
+        f"## The yardstick: plain SPIN on {yard}",
         "",
     ]
     if plain is not None and plain_us is not None:
