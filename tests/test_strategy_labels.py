@@ -180,3 +180,19 @@ def test_json_keeps_its_contract():
     assert {"exactness", "warnings", "requested_strategy", "strategy_reason"} <= fields
     assert {"exactness", "warnings"} <= set(JSON_REQUIRED_KEYS)
 
+
+
+@pytest.mark.parametrize("exactness,caveat", [("approximate", True), ("complete", False), ("exact", False)])
+def test_a_disagreement_blames_only_an_approximate_strategy(exactness, caveat):
+    # --compare's verdicts differ: plain SPIN found an error the reduced search did not.  Only an
+    # approximate strategy may lose an orbit; a complete one keeps one state of each, so for it
+    # (as for an exact one) the difference is a bug, with no excuse offered.
+    from topspin_py.result import PlainRun, Result
+    result = Result(model="m.pml", strategy="s", group_order=6, states_stored=5, states_matched=0,
+                    transitions=5, atomic_steps=0, depth=3, errors=0, complete=True,
+                    incomplete_reason=None, approximate=False, elapsed_s=0.0, memory_mb=1.0, trail=None,
+                    exact=exactness == "exact", exactness=exactness,
+                    plain=PlainRun(states_stored=20, transitions=30, errors=1, complete=True,
+                                   elapsed_s=0.0, memory_mb=1.0))
+    assert result.disagreement is not None and result.exit_status == 2
+    assert ("approximate and may miss states" in result.disagreement) == caveat

@@ -119,7 +119,9 @@ class Result:
             found, missed = f"plain SPIN found {self.plain.errors} error(s)", reduced + " found none"
             if not self.complete:
                 caveats.append(f"the reduced search was incomplete: {self.incomplete_reason}")
-            if not self.exact or self.approximate:
+            if self.exactness == "approximate" or (self.exactness is None and not self.exact) \
+                    or self.approximate:
+                # (a complete strategy keeps a state of every orbit: it cannot miss an error)
                 caveats.append("the reduced search is approximate and may miss states")
             advice = ("trust plain SPIN's verdict (--strategy none writes its trail)")
         else:
