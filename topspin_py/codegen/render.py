@@ -31,6 +31,7 @@ from ..pan.flags import define_name
 from ..resources import template_environment
 from ..symmetry.detect import Group
 from .chain import c_point, process_swaps, setwise_stabiliser, stabiliser_chain
+from .invariants import key_context, symmetric_blocks
 
 # Beyond this many elements, applying all of them to every state is hopeless (Peterson 7's 5040
 # already take minutes); segmented applies only the few that tie.
@@ -48,6 +49,8 @@ STRATEGIES = {
     "enumerate": Strategy("enumerate", "exact", "every group element, least image in byte order"),
     "segmented": Strategy("segmented", "exact", "processes ordered by their pid-free part, "
                           "every element that keeps that order, least image in byte order"),
+    "refine": Strategy("refine", "exact", "processes ordered by invariants refined by the "
+                       "points they name, search among ties only, pruned by swaps that fix the state"),
 }
 
 
@@ -77,13 +80,21 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
         "chains": chains,
         "start_up": start_up,
         "start_up_channels": start_up_channels,
-        "keyed": strategy == "segmented",
+        "keyed": strategy in ("segmented", "refine"),
+        "own_keys": strategy == "refine",
+        "cheap_swaps": False,
+        "blocks": None,
         "last_moved_slot": last_moved_slot,
         "last_moved_channel": last_moved_channel,
         **movements,
     }
+    if strategy == "refine":
+        context.update(key_context(layout, context["moved_processes"], context["moved_channels"],
+                                   _static_channel_names(group)))
+        context["blocks"] = symmetric_blocks(group, n_pids)
     if strategy == "segmented":
         context.update(_keys(layout, context["moved_processes"]))
+    if strategy in ("segmented", "refine"):
         context.update(_swaps(group, layout, n_pids, n_chans))
         # A swap prunes the search of a start-up chain only if it is in that chain's subgroup:
         # if it maps the existing points to existing points.
@@ -171,6 +182,11 @@ def _swaps(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> dict
     return {"swaps": rows, "swap_index": index}
 
 
+def _static_channel_names(group: Group) -> set[str]:
+    """Globals declared with a channel initialiser: each names its static channel for ever."""
+    return {v.name for v in group.model.globals if v.init is not None and type(v.init).__name__ == "ChanInit"}
+
+
 def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> dict:
     """What a group element moves and renames, for _apply.c.j2."""
     model = group.model
@@ -178,7 +194,7 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
     pid_received = bool(model.receives_into_pid())
     # A global declared with a channel initialiser names a static channel: its value is that
     # channel's id for ever.  A permutation renames the references in the text, not the value.
-    static_names = {v.name for v in model.globals if v.init is not None and type(v.init).__name__ == "ChanInit"}
+    static_names = _static_channel_names(group)
     moved_pids: set[int] = set()
     moved_chans: set[int] = set()
     for generator in group.generators:
@@ -191,9 +207,9 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
         "global_arrays": [_array(f) for f in layout.globals if f.pid_indexed and f.in_state_vector],
         "global_values": [_value(f, lvalue) for f in layout.state_fields if f.holds in (PID, CHAN)
                           and not (f.source[0] == "global" and f.source[1] in static_names)
-                          for lvalue in f.lvalues("ts_cand.")],
+                          for lvalue in f.lvalues("ts_dst->")],
         "local_arrays": [
-            {"lvalue": f"(({proc.struct} *) TS_PROC(&ts_cand, {proc.slot}))->{f.path[0].name}",
+            {"lvalue": f"(({proc.struct} *) TS_PROC(ts_dst, {proc.slot}))->{f.path[0].name}",
              "length": f.path[0].length, "slot": proc.slot}
             for proc in layout.processes
             for f in layout.proctypes[proc.proctype].fields if f.pid_indexed
@@ -203,8 +219,8 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
             for proc in layout.processes
             for values in [[_value(f, lvalue) for f in layout.proctypes[proc.proctype].fields
                             if f.holds in (PID, CHAN)
-                            for lvalue in f.lvalues(f"(({proc.struct} *) TS_PROC(&ts_cand, {proc.slot}))->")]
-                           + ([{"lvalue": f"(({proc.struct} *) TS_PROC(&ts_cand, {proc.slot}))->_pid",
+                            for lvalue in f.lvalues(f"(({proc.struct} *) TS_PROC(ts_dst, {proc.slot}))->")]
+                           + ([{"lvalue": f"(({proc.struct} *) TS_PROC(ts_dst, {proc.slot}))->_pid",
                                 "map": "ts_pid", "kind_array": "P"}] if pid_received else [])]
             if values
         ],

@@ -1,0 +1,247 @@
+"""What the `refine` canonicaliser reads of a state to tell processes and channels apart.
+
+Every point the group moves (a pid, a channel id) gets a key that no group element changes
+when it carries the point along: key(g(s), g(p)) == key(s, p).  The search
+(templates/_search.c.j2) then only follows the elements that put the least keys first, and the
+fewer ties, the fewer images it builds.  The keys are made in three steps, each decided here
+in Python and spelt in templates/_keys.c.j2:
+
+1. Own data.  A process's slot and a channel's queue, read as machine words with every byte
+   that a permutation renames or moves masked out: ``_pid``, fields holding pids or channel
+   ids, arrays indexed by pid, a queue's type number (it stays with the place).  A process
+   also takes in its own element of every global data array indexed by pid (``flag[_pid]``).
+   The masks are built once, by setting those fields to all ones in a zeroed struct, so C
+   decides the bit layout of bitfields, not us.
+2. Fixed places.  A global that holds a pid or channel id (not in an array indexed by pid) is
+   a place no element moves; the point it names takes in the place's number, as a multiset.
+   That is the marker of seed 001 (Def. 4): its local data, its entries of arrays indexed by
+   it, and where the state names it.
+3. Refinement.  A value that names a point from inside another point (a local ``pid peer``, a
+   message field, an element of an array indexed by pid) is a relation: the owner takes in
+   the target's key and the target the owner's (seed 002, Def. 36-40: the equitable
+   refinement of the colouring, one round of 1-dimensional Weisfeiler-Leman at a time).  A
+   fixed number of rounds keeps the keys equivariant.
+
+Points the group fixes get a constant key of their own.
+
+Where no relation exists and no channel moves (Peterson, mutex), two processes with the same
+marker are interchangeable: the transposition swaps equal slots and equal array elements and
+no place names either of them (seed 001, Prop. 2).  Then `ts_same_marker` decides a tie by
+comparing the masked bytes themselves, instead of building the swapped image.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import factorial
+
+from sympy.combinatorics import Permutation, PermutationGroup
+
+from ..layout.statevector import CHAN, PID, ChannelSlot, Member, ProcessSlot, StateLayout, ValueField
+from ..symmetry.detect import Group
+from .chain import c_point
+
+# Rounds of refinement; each costs one pass over the relations.  Two rounds separate a
+# process by what the processes it names hold, and by who names those.
+REFINE_ROUNDS = 2
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A value naming a point from inside another one: point ``owner`` (a C expression)
+    holds ``value`` (a C expression: a pid, or a channel id when ``kind`` is ``"C"``) at a place
+    numbered ``label``; ``guard`` says when the place exists (the process runs); ``data``, if
+    any, is a value that goes with it (the element of a local data array indexed by pid)."""
+
+    owner: str
+    value: str
+    kind: str
+    label: int
+    guard: str
+    data: str | None = None
+
+
+def key_context(layout: StateLayout, moved_processes: list[ProcessSlot],
+                moved_channels: list[ChannelSlot], static_names: set[str]) -> dict:
+    """The variables of _keys.c.j2 for ``layout``."""
+    labels = _Labels()
+    structs: dict[str, list[str]] = {}  # struct -> statements that set its masked fields in `m`
+    processes = []
+    for proc in moved_processes:
+        if proc.struct not in structs:
+            structs[proc.struct] = ["m->_pid = all;"] + [
+                stmt for f in layout.proctypes[proc.proctype].fields for stmt in _mask_statements(f)]
+        processes.append({"pid": proc.pid, "slot": proc.slot, "struct": proc.struct})
+    channels = []
+    for chan in moved_channels:
+        ctype = layout.channel_types[chan.struct]
+        if chan.struct not in structs:
+            structs[chan.struct] = ["m->_t = all;"] + [
+                f"for (i = 0; i < {ctype.capacity}; i++) m->contents[i].{f.path[-1].name} = all;"
+                for f in ctype.value_fields]
+        channels.append({"id": chan.id, "struct": chan.struct})
+
+    holding = {f.path[0].name for f in layout.globals if f.holds in (PID, CHAN)}
+    key_arrays = [{"path": f.path[0].name, "length": f.path[0].length} for f in layout.globals
+                  if f.pid_indexed and f.in_state_vector and f.holds not in (PID, CHAN)
+                  and f.path[0].name not in holding and len(f.path) == 1]
+    indexed = {f.path[0].name for f in layout.globals if f.pid_indexed}
+    places = []
+    relations: list[Relation] = []
+    for f in layout.state_fields:
+        if f.holds not in (PID, CHAN):
+            continue
+        if f.source[0] == "global" and f.source[1] in static_names:
+            continue  # a static channel's own id: never renamed, so it marks nothing
+        if f.path[0].name in indexed:
+            # An array indexed by pid that holds pids or channel ids: element q names a point
+            # from inside process q.
+            label = labels.new()
+            for q in range(f.path[0].length or 0):
+                for lvalue in _elements_of(f, q, "ts_orig."):
+                    relations.append(Relation(str(q), lvalue, _kind(f), label, "1"))
+            continue
+        for lvalue in f.lvalues("ts_orig."):
+            places.append({"lvalue": lvalue, "kind": _kind(f), "label": labels.new()})
+
+    # A relation's label names the field, never the instance: processes (channels) that a
+    # group element maps to one another have the same labels.
+    for proc in layout.processes:
+        prefix = f"(({proc.struct} *) TS_PROC(&ts_orig, {proc.slot}))->"
+        running = f"{proc.slot} < ts_orig._nr_pr"
+        for f in layout.proctypes[proc.proctype].fields:
+            if not f.pid_indexed:
+                relations.extend(Relation(str(proc.pid), lvalue, _kind(f),
+                                          labels.named(proc.struct, lvalue[len(prefix):]), running)
+                                 for lvalue in f.lvalues(prefix))
+                continue
+            # Element j of a local array indexed by pid relates its process to pid j, with the
+            # element's value; holding a pid or channel id, to that point as well.
+            for j in range((f.path[0].length or 0) if len(f.path) == 1 else 0):
+                element = f"{prefix}{f.path[0].name}[{j}]"
+                label = labels.named(proc.struct, f.path[0].name)
+                if f.holds in (PID, CHAN):
+                    relations.append(Relation(str(proc.pid), str(j), "P", label, running))
+                    relations.append(Relation(str(proc.pid), element, _kind(f),
+                                              labels.named(proc.struct, f.path[0].name, "value"), running))
+                else:
+                    relations.append(Relation(str(proc.pid), str(j), "P", label, running, element))
+    message_relations = [
+        {"id": chan.id, "struct": chan.struct, "capacity": layout.channel_types[chan.struct].capacity,
+         "field": f.path[-1].name, "kind": _kind(f), "label": labels.named("message", f.path[-1].name)}
+        for chan in layout.channels for f in layout.channel_types[chan.struct].value_fields]
+    return {
+        "key_structs": [{"struct": s, "statements": stmts} for s, stmts in structs.items()],
+        "key_processes": processes,
+        "key_channels": channels,
+        "key_arrays": key_arrays,
+        "places": places,
+        "relations": relations,
+        "message_relations": message_relations,
+        "refine_rounds": REFINE_ROUNDS if relations or message_relations else 0,
+        # Seed 001, Prop. 2: ties are decided by comparing markers (see the module's docstring).
+        "cheap_swaps": not relations and not message_relations and not moved_channels,
+    }
+
+
+class _Labels:
+    """Numbers for places and relations, distinct within one canonicaliser."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.by_name: dict[tuple[str, ...], int] = {}
+
+    def new(self) -> int:
+        self.count += 1
+        return self.count
+
+    def named(self, *name: str) -> int:
+        """The same number for the same name."""
+        if name not in self.by_name:
+            self.by_name[name] = self.new()
+        return self.by_name[name]
+
+
+def _kind(f: ValueField) -> str:
+    return "P" if f.holds == PID else "C"
+
+
+def _elements_of(f: ValueField, q: int, prefix: str) -> list[str]:
+    """The scalars of element ``q`` of the array indexed by pid that ``f`` lies in."""
+    if len(f.path) == 1:
+        return [f"{prefix}{f.path[0].name}[{q}]"]
+    inner = ValueField(f.struct, f.path[1:], f.holds, False, f.bitfield, f.ctype, f.source)
+    return inner.lvalues(f"{prefix}{f.path[0].name}[{q}].")
+
+
+def _mask_statements(f: ValueField) -> list[str]:
+    """C statements that set every element of ``f`` to all ones in the mask struct ``m``."""
+    if f.array is not None and f.pid_indexed:
+        # The whole array: its elements move between processes.
+        whole = ValueField(f.struct, f.path[:-1] + (Member(f.path[-1].name),), f.holds, False,
+                           False, f.ctype, f.source)
+        return [f"memset(&{lvalue}, 0xff, sizeof({lvalue}));" for lvalue in whole.lvalues("m->")]
+    return [f"{lvalue} = all;" for lvalue in f.lvalues("m->")]
+
+
+def symmetric_blocks(group: Group, n_pids: int) -> list[list[tuple[int, ...]]] | None:
+    """The group as a direct product of full symmetric groups, each permuting k blocks of C
+    points (a process and the channels that go with it) block by block; None when it is not
+    one.  Each factor is a list of its blocks, each block its lead pid first.
+
+    Then sorting the blocks by key gives the canonical order directly, and a tie is harmless
+    when the tied processes are interchangeable: every order of the blocks is an element of
+    the group, and the transpositions of interchangeable blocks fix the state."""
+    perm_group = group.perm_group
+    if perm_group.order() == 1:
+        return None
+    point_of = [c_point(point, n_pids) for point in group.points]
+    orbits = [sorted(o) for o in perm_group.orbits() if len(o) > 1]
+    factors = []
+    product = 1
+    for component in _components(perm_group, orbits):
+        pid_orbits = [o for o in component if group.points[o[0]][0] == "pid"]
+        if not pid_orbits or any(len(o) != len(component[0]) for o in component):
+            return None
+        leads = pid_orbits[0]
+        others = [o for o in component if o is not leads]
+        blocks = []
+        for lead in leads:
+            fixed = {p for orbit in perm_group.stabilizer(lead).orbits() if len(orbit) == 1 for p in orbit}
+            attached = []
+            for orbit in others:
+                mine = [p for p in orbit if p in fixed]
+                if len(mine) != 1:
+                    return None
+                attached.append(mine[0])
+            blocks.append((lead, *attached))
+        # Every transposition of two blocks, point by point, must be an element.
+        for block in blocks[1:]:
+            swap = Permutation([list(pair) for pair in zip(blocks[0], block)], size=perm_group.degree)
+            if not perm_group.contains(swap):
+                return None
+        product *= factorial(len(blocks))
+        factors.append([tuple(point_of[p] for p in block) for block in blocks])
+    if product != perm_group.order():
+        return None
+    return factors
+
+
+def _components(perm_group: PermutationGroup, orbits: list[list[int]]) -> list[list[list[int]]]:
+    """Orbits moved together by some generator, grouped."""
+    parent = list(range(len(orbits)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
+    where = {p: i for i, orbit in enumerate(orbits) for p in orbit}
+    for generator in perm_group.generators:
+        moved = sorted({find(where[p]) for p in range(generator.size) if generator(p) != p and p in where})
+        for other in moved[1:]:
+            parent[find(other)] = find(moved[0])
+    grouped: dict[int, list[list[int]]] = {}
+    for i, orbit in enumerate(orbits):
+        grouped.setdefault(find(i), []).append(orbit)
+    return list(grouped.values())
