@@ -8,6 +8,7 @@
     python -m bench transitions  time per transition, every strategy (per_transition.md)
     python -m bench transitions --family peterson --max-n 6     a quick one
     python -m bench transitions --big      with Peterson 9 and e-mail 7 (minutes, gigabytes)
+    python -m bench transitions --big --strategy auto --strategy refine    only those two
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="transitions: also Peterson 9 and e-mail 7, with higher caps")
     parser.add_argument("--budget", type=float, metavar="SECONDS",
                         help="transitions: the wall-clock budget of one run")
+    parser.add_argument("--strategy", action="append", default=[], metavar="NAME",
+                        help="transitions: only auto or this registered strategy (repeatable; "
+                             "plain SPIN's yardstick always runs)")
     parser.add_argument("--replot", action="store_true",
                         help="no runs: rewrite the reports and plots from bench/results/scaling.json")
     args = parser.parse_args(argv)
@@ -47,6 +51,10 @@ def main(argv: list[str] | None = None) -> int:
         if set(args.family) - known:
             parser.error(f"unknown family {', '.join(sorted(set(args.family) - known))}; "
                          f"known: {', '.join(sorted(known))}")
+        unknown = set(args.strategy) - set(transitions.strategies())
+        if unknown:
+            parser.error(f"unknown strategy {', '.join(sorted(unknown))}; "
+                         f"known: {', '.join(transitions.strategies())}")
 
         def chosen(all_families):
             return [f for f in all_families if not args.family or f.key in args.family]
@@ -61,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
             caps = transitions.BIG if args.big else transitions.NORMAL
             if args.budget is not None:
                 caps = dataclasses.replace(caps, budget_s=args.budget)
-            paths += transitions.run(chosen(transitions.FAMILIES), big=args.big, max_n=args.max_n, caps=caps)
+            paths += transitions.run(chosen(transitions.FAMILIES), big=args.big, max_n=args.max_n, caps=caps,
+                                     only=args.strategy)
     for path in paths:
         print(f"wrote {path}")
     return 0
