@@ -3,6 +3,7 @@ read the layout from pan.h, generate the canonicaliser, splice it into pan.c."""
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,7 +108,7 @@ def _strategy_lines(group: Group, strategy: str, reason: str | None) -> list[str
     if reason:
         lines.append(f" * chosen by auto: {reason}")
     if text := strategies.warning(strategy):
-        lines.append(f" * WARNING: {text}")
+        lines += textwrap.wrap(f"WARNING: {text}", 96, initial_indent=" * ", subsequent_indent=" *   ")
     return lines
 
 
