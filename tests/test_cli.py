@@ -113,7 +113,8 @@ def test_readable_summary(tmp_path):
     model.write_text(COUNTER)
     run = topspin("verify", model)
     assert run.returncode == 0
-    for pattern in (r"^model:\s+\S*m\.pml$", r"^strategy:\s+none \(group order 1\), chosen by auto: the symmetry group is trivial",
+    for pattern in (r"^model:\s+\S*m\.pml$",
+                    r"^strategy:\s+none \(group order 1\), chosen by auto: the symmetry group is trivial",
                     r"^states stored:\s+13$", r"^states matched:\s+0$", r"^transitions:\s+13$",
                     r"^depth reached:\s+12 \(limit -m10000\)$", r"^errors:\s+0$",
                     r"^search:\s+complete$", r"^memory:\s+\d+\.\d+ MB$", r"^time:"):
@@ -294,7 +295,7 @@ def test_compare_with_verdicts_that_differ_exits_2(tmp_path, monkeypatch, capsys
     assert status == 2, out + err
     assert re.search(r"^errors:\s+0$", out, re.M) and "plain SPIN:" in out and "1 errors" in out
     assert ("error: the verdicts differ: plain SPIN found 1 error(s), the reduced search "
-            "(strategy segmented, group order 6) found none") in err
+            "(strategy refine, group order 6) found none") in err
     assert "Traceback" not in err
 
 

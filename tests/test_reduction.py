@@ -66,12 +66,15 @@ TOO_SLOW = {("enumerate", 7)}
 
 
 @pytest.mark.parametrize("strategy,n,states", [
-    (strategy, n, states) for strategy in EXACT for n, states in PETERSON if (strategy, n) not in TOO_SLOW])
+    (strategy, n, states) for strategy in (*EXACT, "auto") for n, states in PETERSON
+    if (strategy, n) not in TOO_SLOW])
 def test_peterson_family(tmp_path, n, states, strategy):
     path = tmp_path / f"peterson{n}.pml"
     path.write_text(families.peterson(n))
     result = verify(path, VerifyOptions(strategy=strategy, defines=SAFETY, pan_args=("-m1000000",)))
     assert result.states_stored == states
+    # auto never picks a strategy that is not exact.
+    assert STRATEGIES[result.strategy].exactness == "exact"
 
 
 @pytest.mark.parametrize("n,states", [(10, 22), (20, 42)])

@@ -336,7 +336,7 @@ def test_ltl_liveness_is_searched_for_acceptance_cycles(tmp_path):
     assert "-a" in result.pan_args and "-DSAFETY" not in result.compile_flags
     assert (result.claim, result.search) == ("ltl both_busy", "acceptance cycles, -a")
     # The swap of the two processes survives the claim and the accept label: reduced.
-    assert result.strategy == "segmented" and result.group_order == 2
+    assert result.strategy == "refine" and result.group_order == 2
     assert any("pan -a" in note and "accept_init (ltl both_busy)" in note for note in notes)
     assert "claim:          ltl both_busy (acceptance cycles, -a)" in result.summary()
 
@@ -474,7 +474,7 @@ def test_compare_reports_a_reduction_that_misses_an_error(tmp_path, monkeypatch)
     assert result.plain.errors == 1
     assert result.exit_status == 2
     assert result.disagreement.startswith("the verdicts differ: plain SPIN found 1 error(s), "
-                                          "the reduced search (strategy segmented, group order 6) found none")
+                                          "the reduced search (strategy refine, group order 6) found none")
     assert "VERDICTS DIFFER:" in result.summary()
     assert json.loads(result.to_json())["disagreement"] == result.disagreement
 
@@ -491,7 +491,7 @@ def test_compare_decision_on_real_runs(tmp_path):
                              safety.complete, safety.elapsed_s, safety.memory_mb)
     assert reduced.exit_status == 2
     assert reduced.disagreement.startswith("the verdicts differ: the reduced search (strategy "
-                                           "segmented, group order 2) found 1 error(s), plain "
+                                           "refine, group order 2) found 1 error(s), plain "
                                            "SPIN found none")
 
 

@@ -189,11 +189,11 @@ def test_pans_report_says_whether_symmetry_reduction_is_on(tmp_path):
     assert off.states_stored == PLAIN_N3       # plain SPIN's count, and the report says so
     shell("gcc -O1 -DNOREDUCE -DTOPSPIN_SYM -o pan pan.c", cwd=out)
     on = run_pan(out)
-    assert (on.symmetry, on.symmetry_group_order, on.symmetry_strategy) == ("on", 6, "segmented")
+    assert (on.symmetry, on.symmetry_group_order, on.symmetry_strategy) == ("on", 6, "refine")
     assert on.states_stored == REDUCED_N3
     text = subprocess.run(["./pan"], cwd=out, capture_output=True, text=True).stdout
     assert "(Spin Version 6.5.2 -- 6 December 2019)\ntopspin-py: symmetry reduction on, group order 6, " \
-           "strategy segmented\n" in text
+           "strategy refine\n" in text
     # A pan.c spin wrote (no splice) has no such line.
     shell("spin -a shared.pml && gcc -O1 -DNOREDUCE -o pan pan.c", cwd=tmp_path)
     assert run_pan(tmp_path).symmetry is None

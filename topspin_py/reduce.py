@@ -39,15 +39,17 @@ def choose_strategy(requested: str, group: Group) -> str:
 def strategy_choice(requested: str, group: Group) -> StrategyChoice:
     """`auto`: the fastest exact strategy the group allows; `none` for the trivial group.
 
-    That is `segmented` for every group so far: it applies a subset of the elements that
-    `enumerate` applies, chosen by keys that cost one pass over the processes, and it is the
-    only exact strategy for groups too large to enumerate (bench/results/reduction.md)."""
+    That is `refine` for every group: it applies a subset of the elements that `segmented`
+    applies (its keys tell apart every pair of processes segmented's do, and more), a group
+    that is a product of full symmetric groups costs it one sort and one image when the ties
+    are harmless, and it is exact for any group (bench/results/per_transition.md)."""
     if requested == "none":
         return StrategyChoice("none")
     if group.order == 1:
         return StrategyChoice("none", "the symmetry group is trivial: nothing to reduce")
     if requested == "auto":
-        return StrategyChoice("segmented", "the only exact strategy fast for every group so far")
+        return StrategyChoice("refine", "exact for every group, and the fastest exact strategy "
+                                        "where measured (bench/results/per_transition.md)")
     return StrategyChoice(requested)
 
 

@@ -205,16 +205,16 @@ def symmetric_blocks(group: Group, n_pids: int) -> list[list[tuple[int, ...]]] |
             return None
         leads = pid_orbits[0]
         others = [o for o in component if o is not leads]
-        blocks = []
-        for lead in leads:
-            fixed = {p for orbit in perm_group.stabilizer(lead).orbits() if len(orbit) == 1 for p in orbit}
-            attached = []
-            for orbit in others:
-                mine = [p for p in orbit if p in fixed]
-                if len(mine) != 1:
-                    return None
-                attached.append(mine[0])
-            blocks.append((lead, *attached))
+        # The first lead's block: in each other orbit, a point that every element fixing the
+        # lead fixes (with two leads, fixing one fixes both blocks: either point will do).
+        # The other blocks are its images under elements that take the first lead there.
+        first = leads[0]
+        fixed = {p for orbit in perm_group.stabilizer(first).orbits() if len(orbit) == 1 for p in orbit}
+        attached = [min((p for p in orbit if p in fixed), default=None) for orbit in others]
+        if None in attached:
+            return None
+        to = dict(perm_group.orbit_transversal(first, pairs=True))
+        blocks = [tuple(to[lead](p) for p in (first, *attached)) for lead in leads]
         # Every transposition of two blocks, point by point, must be an element.
         for block in blocks[1:]:
             swap = Permutation([list(pair) for pair in zip(blocks[0], block)], size=perm_group.degree)
