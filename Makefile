@@ -44,10 +44,12 @@ demo: venv
 	$(BIN)/topspin-py verify $(EXAMPLE)
 
 # ruff and mypy first: mypy is what sees a match over the AST's node kinds that misses one.
+# The suite runs on every core (pytest-xdist); PYTEST_WORKERS=0 runs it in one process.
+PYTEST_WORKERS ?= auto
 test: venv
 	$(BIN)/python -m ruff check topspin_py
 	$(BIN)/python -m mypy
-	$(BIN)/python -m pytest -q -ra tests
+	$(BIN)/python -m pytest -q -ra -n $(PYTEST_WORKERS) --dist loadgroup tests
 
 bench: bench-deps
 	MPLBACKEND=Agg $(BIN)/python -m bench

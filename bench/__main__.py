@@ -5,44 +5,72 @@
     python -m bench scaling      the verification runs only (scaling.*, reduction.md, PNGs)
     python -m bench scaling --family peterson --family email
     python -m bench --replot     rewrite scaling.md, reduction.md and the plots from scaling.json
+    python -m bench transitions  time per transition, every strategy (per_transition.md)
+    python -m bench transitions --family peterson --max-n 6     a quick one
+    python -m bench transitions --big      with Peterson 9 and e-mail 7 (minutes, gigabytes)
+    python -m bench transitions --big --strategy auto --strategy refine    only those two
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
-    parser.add_argument("which", nargs="*", metavar="detect|scaling",
+    parser.add_argument("which", nargs="*", metavar="detect|scaling|transitions",
                         help="benchmarks to run (default: all)")
     parser.add_argument("--family", action="append", default=[],
-                        help="scaling: only this family (repeatable)")
+                        help="scaling, transitions: only this family (repeatable)")
+    parser.add_argument("--max-n", type=int, metavar="N", help="transitions: no size above N")
+    parser.add_argument("--big", action="store_true",
+                        help="transitions: also Peterson 9 and e-mail 7, with higher caps")
+    parser.add_argument("--budget", type=float, metavar="SECONDS",
+                        help="transitions: the wall-clock budget of one run")
+    parser.add_argument("--strategy", action="append", default=[], metavar="NAME",
+                        help="transitions: only auto or this registered strategy (repeatable; "
+                             "plain SPIN's yardstick always runs)")
     parser.add_argument("--replot", action="store_true",
                         help="no runs: rewrite the reports and plots from bench/results/scaling.json")
     args = parser.parse_args(argv)
-    if set(args.which) - {"detect", "scaling"}:
-        parser.error("benchmarks are: detect, scaling")
+    if set(args.which) - {"detect", "scaling", "transitions"}:
+        parser.error("benchmarks are: detect, scaling, transitions")
 
-    from bench import detect_table2, reduction, scaling
+    from bench import detect_table2, reduction, scaling, transitions
 
     if args.replot:
         records, elapsed = scaling.load()
         paths = [*scaling.report(records, elapsed), reduction.report(records)]
     else:
-        which = args.which or ["detect", "scaling"]
+        which = args.which or ["detect", "scaling", "transitions"]
+        families = {"scaling": [f.key for f in scaling.FAMILIES],
+                    "transitions": [f.key for f in transitions.FAMILIES]}
+        known = {key for part in which for key in families.get(part, [])}
+        if set(args.family) - known:
+            parser.error(f"unknown family {', '.join(sorted(set(args.family) - known))}; "
+                         f"known: {', '.join(sorted(known))}")
+        unknown = set(args.strategy) - set(transitions.strategies())
+        if unknown:
+            parser.error(f"unknown strategy {', '.join(sorted(unknown))}; "
+                         f"known: {', '.join(transitions.strategies())}")
+
+        def chosen(all_families):
+            return [f for f in all_families if not args.family or f.key in args.family]
+
         paths = []
         if "detect" in which:
             paths.append(detect_table2.run())
-        if "scaling" in which:
-            chosen = [f for f in scaling.FAMILIES if not args.family or f.key in args.family]
-            unknown = set(args.family) - {f.key for f in scaling.FAMILIES}
-            if unknown:
-                parser.error(f"unknown family {', '.join(sorted(unknown))}; "
-                             f"known: {', '.join(f.key for f in scaling.FAMILIES)}")
-            records, written = scaling.run(chosen)
+        if "scaling" in which and chosen(scaling.FAMILIES):
+            records, written = scaling.run(chosen(scaling.FAMILIES))
             paths += [*written, reduction.report(records)]
+        if "transitions" in which and chosen(transitions.FAMILIES):
+            caps = transitions.BIG if args.big else transitions.NORMAL
+            if args.budget is not None:
+                caps = dataclasses.replace(caps, budget_s=args.budget)
+            paths += transitions.run(chosen(transitions.FAMILIES), big=args.big, max_n=args.max_n, caps=caps,
+                                     only=args.strategy)
     for path in paths:
         print(f"wrote {path}")
     return 0

@@ -94,6 +94,11 @@ def label(strategy: str) -> str:
     return "plain SPIN" if strategy == PLAIN else strategy
 
 
+def heading(strategy: str) -> str:
+    """A column's heading: the strategy with its exactness (``markers-approx (approximate)``)."""
+    return label(strategy) if strategy == PLAIN else f"{strategy} ({STRATEGIES[strategy].exactness})"
+
+
 @dataclass
 class Record:
     family: str
@@ -125,8 +130,10 @@ def _extrapolate(points: list[tuple[int, float]], n: int) -> float | None:
     return v2 * (v2 / v1) ** ((n - n2) / (n2 - n1))
 
 
-def _why_skip(history: list[Record], n: int) -> str | None:
-    """The reason not to run size ``n``, from the same family and strategy at smaller sizes."""
+def _why_skip(history: list[Record], n: int, state_cap: float = STATE_CAP,
+              time_cap: float = PREDICTED_TIME_CAP) -> str | None:
+    """The reason not to run size ``n``, from the same family and strategy at smaller sizes
+    (``state_cap``, ``time_cap``: the caps on predicted states and seconds of search)."""
     for earlier in history:
         if earlier.status == "failed":
             return f"not run: failed at N = {earlier.n}"
@@ -134,18 +141,18 @@ def _why_skip(history: list[Record], n: int) -> str | None:
             return f"not run (N = {earlier.n} was skipped)"
     done = [r for r in history if r.status == "ok"]
     states = _extrapolate([(r.n, r.states) for r in done], n)
-    if states is not None and states > STATE_CAP:
+    if states is not None and states > state_cap:
         return (f"not run: about {_short(states)} states expected (from N = {done[-2].n}, {done[-1].n}), "
-                f"over the {_short(STATE_CAP)} cap")
+                f"over the {_short(state_cap)} cap")
     if states is not None and done[-1].search_s >= 0.5:
         # time per stored state, extrapolated the same way (it grows with the group for some strategies)
         per_state = _extrapolate([(r.n, max(r.search_s, TIME_FLOOR) / r.states) for r in done], n)
         if per_state is not None and done[-2].search_s < 0.05:
             per_state = done[-1].search_s / done[-1].states   # too little signal: linear in states
         seconds = states * per_state if per_state is not None else None
-        if seconds is not None and seconds > PREDICTED_TIME_CAP:
+        if seconds is not None and seconds > time_cap:
             return (f"not run: about {_duration(seconds)} of search expected (from N = {done[-2].n}, "
-                    f"{done[-1].n}), over the {PREDICTED_TIME_CAP:g} s cap")
+                    f"{done[-1].n}), over the {time_cap:g} s cap")
     return None
 
 
@@ -283,7 +290,10 @@ def markdown(records: list[Record], elapsed_s: float) -> str:
         f"{elapsed_s / 60:.1f} minutes on this machine (SPIN 6.5.2, gcc -O2, one run each).",
         "Every model is verified with `-DSAFETY -DNOREDUCE` and `pan -m1000000` (deeper if needed), "
         "by plain SPIN (`--strategy none`) and by every registered strategy: "
-        + ", ".join(f"`{s}`" for s in names[1:]) + ".",
+        + ", ".join(f"`{s}` ({STRATEGIES[s].exactness})" for s in names[1:] if s in STRATEGIES) + ". "
+        "Exact: one state per orbit; complete: at least one (the count may be above the exact one); "
+        "approximate: orbits may be merged (the count may be below; \"no errors\" is no proof). "
+        "Time per transition: [per_transition.md](per_transition.md).",
         "",
         _load_line(records),
         "* Cells: **states stored / pan's search time** (10 ms resolution). Transitions, memory and "
@@ -300,7 +310,7 @@ def markdown(records: list[Record], elapsed_s: float) -> str:
         rows = [r for r in records if r.family == family.key]
         lines += [f"## {family.title}", "", f"N = {family.n_meaning}. {family.notes}", "",
                   f"![{family.title}](scaling_{family.key}.png)", "",
-                  "| N | configuration | \\|G\\| | " + " | ".join(label(s) for s in names) + " | reduction |",
+                  "| N | configuration | \\|G\\| | " + " | ".join(heading(s) for s in names) + " | reduction |",
                   "|---" * (len(names) + 4) + "|"]
         warnings = []
         for n in sorted({r.n for r in rows}):
@@ -335,9 +345,11 @@ def _order(order: int | None) -> str:
 
 
 def _reduction(at: dict[str, Record]) -> str:
-    """Plain states over the best reduced states, when both were measured."""
+    """Plain states over the best reduced states, when both were measured (an approximate
+    strategy's count may be below the orbit count: it is left out)."""
     plain = at.get(PLAIN)
-    reduced = [r.states for s, r in at.items() if s != PLAIN and r.status == "ok" and r.complete]
+    reduced = [r.states for s, r in at.items() if s != PLAIN and r.status == "ok" and r.complete
+               and STRATEGIES.get(s) is not None and STRATEGIES[s].exactness != "approximate"]
     if plain is None or plain.status != "ok" or not reduced or not plain.complete:
         return "-"
     return f"{plain.states / min(reduced):,.1f}x"

@@ -42,3 +42,19 @@ def _toolchain_present():
     missing = [tool for tool in ("spin", "gcc") if shutil.which(tool) is None]
     if missing:
         pytest.exit(f"missing tools: {', '.join(missing)} (run `make test`, which installs them)", 2)
+
+
+# Modules whose tests share a module-scoped cache of state spaces, one per `case` parameter
+# (test_canonicaliser's `spaces`, test_oracles' `cache`).  Under pytest-xdist (make test) each
+# worker has its own cache: the tests of one case go to one worker, or each worker would
+# build the same space again.
+_CACHED_BY_CASE = ("test_canonicaliser", "test_oracles")
+
+
+@pytest.hookimpl(tryfirst=True)   # before xdist reads the groups (its loadgroup scheduling)
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if item.path.stem in _CACHED_BY_CASE and callspec is not None and "case" in callspec.params:
+            case = callspec.params["case"]
+            item.add_marker(pytest.mark.xdist_group(f"{item.path.stem}:{getattr(case, 'name', case)}"))

@@ -113,7 +113,8 @@ def test_readable_summary(tmp_path):
     model.write_text(COUNTER)
     run = topspin("verify", model)
     assert run.returncode == 0
-    for pattern in (r"^model:\s+\S*m\.pml$", r"^strategy:\s+none \(group order 1\)$",
+    for pattern in (r"^model:\s+\S*m\.pml$",
+                    r"^strategy:\s+none \(group order 1\), chosen by auto: the symmetry group is trivial",
                     r"^states stored:\s+13$", r"^states matched:\s+0$", r"^transitions:\s+13$",
                     r"^depth reached:\s+12 \(limit -m10000\)$", r"^errors:\s+0$",
                     r"^search:\s+complete$", r"^memory:\s+\d+\.\d+ MB$", r"^time:"):

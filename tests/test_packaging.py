@@ -6,7 +6,13 @@ import subprocess
 import sys
 import zipfile
 
+import pytest
+
 from conftest import REPO
+
+# `pip wheel REPO` builds in the repository itself (build/, topspin_py.egg-info): two builds at
+# once would share those, so under pytest-xdist these tests run one after the other.
+pytestmark = pytest.mark.xdist_group("wheel-build-in-repository")
 
 
 def test_wheel_ships_grammar_templates_and_c_runtime(tmp_path):

@@ -16,14 +16,15 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
-from topspin_py import __version__
+from topspin_py import __version__, strategies
 from topspin_py.errors import TopspinError
 from topspin_py.pan.processes import Terminated, terminated_by_signals
 from topspin_py.pan.progress import ProgressDisplay
-from topspin_py.verify import STRATEGIES, VerifyOptions, verify
+from topspin_py.verify import VerifyOptions, verify
 
 EXIT_OK, EXIT_ERRORS_FOUND, EXIT_FAILURE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -97,10 +98,12 @@ def _add_verify(commands) -> None:
                "cycles (pan -l), as spin -run does; --safety, -a/-l, -DSAFETY, -DBFS or\n"
                "-DNOCLAIM choose otherwise.\n"
                "exit status: 0 no errors, 1 errors found (a trail is written next to MODEL),\n"
-               "2 failure or bad input, or --compare found verdicts that differ")
+               "2 failure or bad input, or --compare found verdicts that differ\n\n"
+               + strategies.help_listing(width=_help_width()))
     verify_parser.add_argument("model", metavar="MODEL", help="the Promela model (.pml, .p, ...)")
-    verify_parser.add_argument("--strategy", choices=STRATEGIES, default="auto",
-                               help="symmetry reduction strategy (default: %(default)s)")
+    verify_parser.add_argument("--strategy", choices=strategies.choices(), default=strategies.AUTO,
+                               metavar="NAME",
+                               help="symmetry reduction strategy, listed below (default: %(default)s)")
     verify_parser.add_argument("--json", action="store_true",
                                help="print the result as one JSON object on stdout")
     _add_define_option(verify_parser, "for spin's preprocessor and for gcc "
@@ -156,6 +159,10 @@ def _run_verify(args: argparse.Namespace) -> int:
         print(result.to_json())
     else:
         print(result.summary())
+    if args.quiet:
+        # A "no errors" that is not a proof is said even under --quiet (else it is a note).
+        for text in filter(None, [strategies.warning(result.strategy)]):
+            print(f"topspin-py: warning: {text}", file=sys.stderr)
     if result.disagreement is not None:
         print(f"{args.model}: error: {result.disagreement}", file=sys.stderr)
     if result.interrupted:
@@ -238,13 +245,15 @@ def _print_before_after(before: str, after: str | None, most_lines: int = 30) ->
 def _add_generate(commands) -> None:
     parser = commands.add_parser(
         "generate", allow_abbrev=False, help="write a symmetry-reduced pan.c for your own build",
-        description="Run spin -a on MODEL in DIR, detect its symmetry, and write the "
-                    "canonicaliser (topspin_sym.c, topspin_sym.h) and the patched pan.c there; "
-                    "print the gcc line that builds pan.",
-        epilog="DIR is marked as generate's own: running generate again (after the model "
-               "changed) writes spin's pan.* and the canonicaliser there again; other files "
-               "stay. The build line has the -D defines pan's sources test; a macro only the "
-               "model uses (-DN=3) is expanded by spin and left out.")
+        description=_wrapped("Run spin -a on MODEL in DIR, detect its symmetry, and write the "
+                             "canonicaliser (topspin_sym.c, topspin_sym.h) and the patched pan.c there; "
+                             "print the gcc line that builds pan."),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_with_strategies(
+            "DIR is marked as generate's own: running generate again (after the model "
+            "changed) writes spin's pan.* and the canonicaliser there again; other files "
+            "stay. The build line has the -D defines pan's sources test; a macro only the "
+            "model uses (-DN=3) is expanded by spin and left out.", with_none=False))
     parser.add_argument("model", metavar="MODEL", help="the Promela model")
     parser.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
                         help="a new or empty directory, or one generate wrote before")
@@ -263,8 +272,9 @@ def _add_define_option(parser, use: str) -> None:
 
 def _add_build_options(parser) -> None:
     """The options generate and patch share: how pan will be built."""
-    parser.add_argument("--strategy", choices=[s for s in STRATEGIES if s != "none"], default="auto",
-                        help="canonicalisation strategy (default: %(default)s)")
+    parser.add_argument("--strategy", choices=strategies.choices(with_none=False),
+                        default=strategies.AUTO, metavar="NAME",
+                        help="canonicalisation strategy, listed below (default: %(default)s)")
     _add_define_option(parser, "for spin's preprocessor and for the build of pan (repeatable)")
 
 
@@ -278,7 +288,7 @@ def _run_generate(args: argparse.Namespace) -> int:
     out: Path = args.output
     model_path = Path(args.model)
     defines = [parse_define(define) for define in args.defines]
-    model, group, strategy = plan(model_path, defines, args.strategy)
+    model, group, choice = plan(model_path, defines, args.strategy)
     own_build.prepare_generate_dir(out, model_path, args.force, (GENERATED_C, GENERATED_H))
     tools = toolchain.find_toolchain()
     toolchain.generate_pan(tools, model_path, str(model_path), defines, out)
@@ -286,9 +296,10 @@ def _run_generate(args: argparse.Namespace) -> int:
         defines, own_build.pan_sources(out, (out / "pan.c").read_text(encoding="latin-1")))
     needed = defines_the_reduction_needs(model, defines)
     flags = [f"-D{define}" for define in (*for_gcc, *needed)]
-    reduce_in(out, model, group, strategy, flags)
+    reduce_in(out, model, group, choice.name, flags, choice.reason)
     print(f"wrote {out / 'pan.c'} (patched), {out / GENERATED_C}, {out / GENERATED_H}")
-    print(f"group order {group.order}, strategy {strategy}")
+    print(f"group order {group.order}, strategy {_described(choice)}")
+    _warn_about(choice.name)
     if note := own_build.model_only_note(model_only):
         print(f"note: {note}")
     print(f"build: cd {shlex.quote(str(out))} && gcc -O2 {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c")
@@ -298,16 +309,18 @@ def _run_generate(args: argparse.Namespace) -> int:
 def _add_patch(commands) -> None:
     parser = commands.add_parser(
         "patch", allow_abbrev=False, help="splice the canonicaliser into an existing pan.c",
-        description="Patch PAN_C (written by spin -a from MODEL, pan.h beside it) in place, "
-                    "keeping the original as PAN_C.orig; the canonicaliser goes beside it. "
-                    "The symmetry respects the claims compiled into PAN_C: a never claim given "
-                    "to spin with -N FILE is read again from FILE (relative to PAN_C's "
-                    "directory) and checked against PAN_C; when it cannot be, nothing is "
-                    "patched.",
-        epilog="Rerunnable, as in a Makefile: a PAN_C fresh from spin -a replaces an older "
-               "PAN_C.orig; a PAN_C patched before is patched again from PAN_C.orig. "
-               "The build line has the -D defines pan's sources test; a macro only the model "
-               "uses (-DN=3) is expanded by spin and left out.")
+        description=_wrapped("Patch PAN_C (written by spin -a from MODEL, pan.h beside it) in place, "
+                             "keeping the original as PAN_C.orig; the canonicaliser goes beside it. "
+                             "The symmetry respects the claims compiled into PAN_C: a never claim given "
+                             "to spin with -N FILE is read again from FILE (relative to PAN_C's "
+                             "directory) and checked against PAN_C; when it cannot be, nothing is "
+                             "patched."),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_with_strategies(
+            "Rerunnable, as in a Makefile: a PAN_C fresh from spin -a replaces an older "
+            "PAN_C.orig; a PAN_C patched before is patched again from PAN_C.orig. "
+            "The build line has the -D defines pan's sources test; a macro only the model "
+            "uses (-DN=3) is expanded by spin and left out.", with_none=False))
     parser.add_argument("pan_c", type=Path, metavar="PAN_C")
     parser.add_argument("--model", type=Path, required=True, metavar="MODEL")
     _add_build_options(parser)
@@ -333,7 +346,7 @@ def _run_patch(args: argparse.Namespace) -> int:
     # The group must respect the claim pan.c checks, which may not be in MODEL (spin -a -N).
     claimed, claims_line = model_checked_by(pan_c.parent, args.model, defines)
     print(claims_line)
-    model, group, strategy = plan(args.model, defines, args.strategy, model=claimed)
+    model, group, choice = plan(args.model, defines, args.strategy, model=claimed)
     needed = defines_the_reduction_needs(model, defines)
     for_gcc, model_only = own_build.build_defines(
         defines, own_build.pan_sources(pan_c.parent, start.original))
@@ -343,8 +356,9 @@ def _run_patch(args: argparse.Namespace) -> int:
         print(f"{pan_c} is new from spin -a: it replaces the older {backup.name}")
     own_build.write_patch_sources(pan_c, start)
     flags = [f"-D{define}" for define in (*for_gcc, *needed)]
-    reduce_in(pan_c.parent, model, group, strategy, flags)
-    print(f"patched {pan_c} (original in {backup}); group order {group.order}, strategy {strategy}")
+    reduce_in(pan_c.parent, model, group, choice.name, flags, choice.reason)
+    print(f"patched {pan_c} (original in {backup}); group order {group.order}, strategy {_described(choice)}")
+    _warn_about(choice.name)
     if note := own_build.model_only_note(model_only):
         print(f"note: {note}")
     where = "" if pan_c.parent == Path(".") else f"cd {shlex.quote(str(pan_c.parent))} && "
@@ -355,20 +369,22 @@ def _run_patch(args: argparse.Namespace) -> int:
 def _add_regress(commands) -> None:
     regress_parser = commands.add_parser(
         "regress", allow_abbrev=False, help="check state counts against a baseline (for CI)",
-        description="Recompute the state counts, transitions and verdicts of the runs listed in "
-                    "BASELINE (JSON) and fail when one changed. With --update, add or refresh "
-                    "an entry (--model ...) or all entries. An entry that cannot be run (its "
-                    "model is missing, it fails, it exceeds --timeout) is reported, and the "
-                    "others are still run.",
-        epilog="exit status: 0 all counts as recorded, 1 a count or verdict changed, 2 an entry "
-               "could not be run, or another failure")
+        description=_wrapped("Recompute the state counts, transitions and verdicts of the runs listed in "
+                             "BASELINE (JSON) and fail when one changed. With --update, add or refresh "
+                             "an entry (--model ...) or all entries. An entry that cannot be run (its "
+                             "model is missing, it fails, it exceeds --timeout) is reported, and the "
+                             "others are still run."),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_with_strategies("exit status: 0 all counts as recorded, 1 a count or verdict changed, "
+                                "2 an entry could not be run, or another failure"))
     regress_parser.add_argument("baseline", type=Path, metavar="BASELINE", help="the baseline JSON file")
     regress_parser.add_argument("--update", action="store_true",
                                 help="write the current counts into BASELINE (created if missing)")
     regress_parser.add_argument("--model", type=Path, metavar="MODEL",
                                 help="with --update: the model of the entry to add or refresh")
-    regress_parser.add_argument("--strategy", choices=STRATEGIES, default=None,
-                                help="with --model: the strategy (default: auto, as for verify)")
+    regress_parser.add_argument("--strategy", choices=strategies.choices(), default=None, metavar="NAME",
+                                help="with --model: the strategy, listed below (default: auto, as for "
+                                     "verify)")
     _add_define_option(regress_parser, "for the run of the entry given with --model (repeatable)")
     regress_parser.add_argument("--pan", dest="pan_args", action="append", default=[], metavar="ARG",
                                 help="with --model: a pan argument of the run (repeatable)")
@@ -415,6 +431,35 @@ def _run_regress(args: argparse.Namespace) -> int:
               f"could not be run:\n" + "\n".join(f"{p.key.label()}: {p.message}" for p in outcome.problems))
         return EXIT_FAILURE
     return EXIT_ERRORS_FOUND if outcome.changes else EXIT_OK
+
+
+def _described(choice) -> str:
+    """``segmented (exact), chosen by auto: ...``: a strategy as generate and patch print it."""
+    text = f"{choice.name} ({strategies.exactness(choice.name)})"
+    return text + (f", chosen by auto: {choice.reason}" if choice.reason else "")
+
+
+def _warn_about(strategy: str) -> None:
+    """An approximate or complete strategy's warning, on stderr."""
+    if text := strategies.warning(strategy):
+        print(f"topspin-py: warning: {text}", file=sys.stderr)
+
+
+def _help_width() -> int:
+    """The width argparse wraps help to."""
+    return max(shutil.get_terminal_size().columns - 2, 40)
+
+
+def _wrapped(text: str) -> str:
+    """A paragraph wrapped as argparse wraps help, for a parser whose epilog is raw."""
+    import textwrap
+
+    return textwrap.fill(text, _help_width())
+
+
+def _with_strategies(text: str, with_none: bool = True) -> str:
+    """An epilog: its paragraph wrapped, then the strategies one a line (strategies.help_listing)."""
+    return _wrapped(text) + "\n\n" + strategies.help_listing(with_none, _help_width())
 
 
 def _to_stderr(display: ProgressDisplay | None):

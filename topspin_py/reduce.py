@@ -3,8 +3,12 @@ read the layout from pan.h, generate the canonicaliser, splice it into pan.c."""
 
 from __future__ import annotations
 
+import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
+from topspin_py import strategies
+from topspin_py.codegen.own_build import GENERATED_BY_US
 from topspin_py.codegen.render import STRATEGIES, render_canonicaliser
 from topspin_py.errors import UsageError
 from topspin_py.layout.statevector import read_layout
@@ -19,16 +23,34 @@ GENERATED_C = "topspin_sym.c"   # the canonicaliser, #included at the end of the
 GENERATED_H = "topspin_sym.h"   # what it is, for users who build pan themselves
 
 
+@dataclass(frozen=True)
+class StrategyChoice:
+    """The strategy a run uses, and why, when the user did not name it (auto, a trivial group)."""
+
+    name: str
+    reason: str | None = None
+
+
 def choose_strategy(requested: str, group: Group) -> str:
+    """The name of :func:`strategy_choice`'s strategy."""
+    return strategy_choice(requested, group).name
+
+
+def strategy_choice(requested: str, group: Group) -> StrategyChoice:
     """`auto`: the fastest exact strategy the group allows; `none` for the trivial group.
 
     That is `refine` for every group: it applies a subset of the elements that `segmented`
     applies (its keys tell apart every pair of processes segmented's do, and more), a group
     that is a product of full symmetric groups costs it one sort and one image when the ties
     are harmless, and it is exact for any group (bench/results/per_transition.md)."""
-    if group.order == 1 or requested == "none":
-        return "none"
-    return "refine" if requested == "auto" else requested
+    if requested == "none":
+        return StrategyChoice("none")
+    if group.order == 1:
+        return StrategyChoice("none", "the symmetry group is trivial: nothing to reduce")
+    if requested == "auto":
+        return StrategyChoice("refine", "exact for every group, and the fastest exact strategy "
+                                        "where measured (bench/results/per_transition.md)")
+    return StrategyChoice(requested)
 
 
 def defines_the_reduction_needs(model: Model, defines: list[str]) -> list[str]:
@@ -50,10 +72,10 @@ def defines_the_reduction_needs(model: Model, defines: list[str]) -> list[str]:
 
 
 def plan(model_path: Path, defines: list[str], requested: str,
-         model: Model | None = None) -> tuple[Model, Group, str]:
+         model: Model | None = None) -> tuple[Model, Group, StrategyChoice]:
     """Load (unless ``model`` is given: patch's model with the claims pan.c holds) and analyse
-    a model for generate/patch: its Model, group and strategy.  A trivial group leaves nothing
-    to generate, which is said plainly."""
+    a model for generate/patch: its Model, group and strategy (with auto's reason).  A trivial
+    group leaves nothing to generate, which is said plainly."""
     if model is None:
         model = load_model_checked(model_path, defines)
     # The user runs pan, possibly with -N: every claim must stay valid, unless -DNOCLAIM.
@@ -62,27 +84,49 @@ def plan(model_path: Path, defines: list[str], requested: str,
     if any(define_name(d) == "BFS" for d in defines):
         searched = searched.for_breadth_first_search()
     group = acting_on_states(detect(searched))
-    strategy = choose_strategy(requested, group)
-    if strategy == "none":
+    choice = strategy_choice(requested, group)
+    if choice.name == "none":
         raise UsageError(f"{model_path}: the symmetry group is trivial, there is nothing to generate",
                          hint="`topspin-py detect MODEL` says why")
-    return model, group, strategy
+    return model, group, choice
 
 
-def reduce_in(workdir: Path, model: Model, group: Group, strategy: str, flags: list[str]) -> SplicedPan:
+def reduce_in(workdir: Path, model: Model, group: Group, strategy: str, flags: list[str],
+              reason: str | None = None) -> SplicedPan:
     """Write the canonicaliser for ``group`` beside the pan.c in ``workdir`` and splice it in.
-    ``flags`` are the -D flags pan will be compiled with (they shape pan.h's structs)."""
+    ``flags`` are the -D flags pan will be compiled with (they shape pan.h's structs);
+    ``reason`` is why auto chose ``strategy``, for the header."""
     layout = read_layout(workdir, model, infer_types(model), flags=flags)
-    (workdir / GENERATED_C).write_text(render_canonicaliser(group, layout, strategy))
-    (workdir / GENERATED_H).write_text(_header(group, strategy, flags))
+    (workdir / GENERATED_C).write_text(_c_comment(group, strategy, reason)
+                                       + render_canonicaliser(group, layout, strategy))
+    (workdir / GENERATED_H).write_text(_header(group, strategy, flags, reason))
     return splice_file(workdir / "pan.c", GENERATED_C)
 
 
-def _header(group: Group, strategy: str, flags: list[str]) -> str:
+def _strategy_lines(group: Group, strategy: str, reason: str | None) -> list[str]:
+    """What the generated C says about its strategy: exactness, auto's reason, the warning."""
     info = STRATEGIES[strategy]
+    lines = [f" * group order {group.order}; strategy {strategy} ({info.exactness}: {info.description})"]
+    if reason:
+        lines.append(f" * chosen by auto: {reason}")
+    if text := strategies.warning(strategy):
+        lines += textwrap.wrap(f"WARNING: {text}", 96, initial_indent=" * ", subsequent_indent=" *   ")
+    return lines
+
+
+def _c_comment(group: Group, strategy: str, reason: str | None) -> str:
+    """A warning atop the canonicaliser of a strategy that is not exact, so that a reader of
+    topspin_sym.c alone sees it (the template's own comment follows; exact: nothing)."""
+    if strategies.warning(strategy) is None:
+        return ""
+    return "\n".join([f"{GENERATED_BY_US}: the symmetry reduction spliced into pan.c.",
+                      *_strategy_lines(group, strategy, reason), " */", ""])
+
+
+def _header(group: Group, strategy: str, flags: list[str], reason: str | None = None) -> str:
     lines = [
-        "/* Generated by topspin-py: the symmetry reduction spliced into pan.c.",
-        f" * group order {group.order}; strategy {strategy} ({info.exactness}: {info.description})",
+        f"{GENERATED_BY_US}: the symmetry reduction spliced into pan.c.",
+        *_strategy_lines(group, strategy, reason),
         *(f" * generator {group.cycles(a)}" for a in group.generators),
         f" * build: gcc -O2 {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c",
         " * pan.c #includes " + GENERATED_C + " at its end when " + SYM_MACRO + " is defined.",

@@ -17,11 +17,13 @@ import json
 import shlex
 from dataclasses import asdict, dataclass, field
 
+from topspin_py import strategies
 from topspin_py.pan.output import Unreached
 
 # The keys every consumer may rely on (the acceptance contract of `verify --json`).
 JSON_REQUIRED_KEYS = ("states_stored", "states_matched", "transitions", "errors", "depth",
-                      "complete", "strategy", "group_order", "elapsed_s", "memory_mb", "trail")
+                      "complete", "strategy", "exactness", "group_order", "elapsed_s", "memory_mb",
+                      "trail", "warnings")
 
 
 @dataclass
@@ -72,7 +74,9 @@ class Result:
     plain: PlainRun | None = None   # --compare: the run without reduction
     claim: str | None = None        # the claim pan checked ("ltl p1", "never claim never_0"); None: none
     search: str = "safety"          # "safety", "acceptance cycles (-a)" or "non-progress cycles (-l)"
-    warnings: list[str] = field(default_factory=list)        # pan's warnings, as it printed them
+    # Ours first (an approximate or complete strategy's, topspin_py.strategies.warning), then
+    # pan's, as it printed them.
+    warnings: list[str] = field(default_factory=list)
     trail_notes: list[str] = field(default_factory=list)     # a previous trail replaced, or not writable
     trail_depth: int | None = None  # pan -i/-I: the depth of the shortest error found (the trail's)
     interrupted: bool = False       # Ctrl-C: if it stopped pan (complete is False), the counts
@@ -89,6 +93,12 @@ class Result:
     # Why the group is smaller than the model looks: detection's reasons and the permutations it
     # left out, each with the place in the model (detect --explain shows the text).
     symmetry_notes: list[str] = field(default_factory=list)
+    # The strategy as the user asked for it ("auto"), and why that became ``strategy`` when
+    # it is not the one named (auto's pick, a trivial group's none); None: as named.
+    requested_strategy: str | None = None
+    strategy_reason: str | None = None
+    # "exact", "complete" or "approximate" (topspin_py.strategies); None: no reduction.
+    exactness: str | None = None
 
     @property
     def reduction(self) -> float | None:
@@ -109,7 +119,9 @@ class Result:
             found, missed = f"plain SPIN found {self.plain.errors} error(s)", reduced + " found none"
             if not self.complete:
                 caveats.append(f"the reduced search was incomplete: {self.incomplete_reason}")
-            if not self.exact or self.approximate:
+            if self.exactness == "approximate" or (self.exactness is None and not self.exact) \
+                    or self.approximate:
+                # (a complete strategy keeps a state of every orbit: it cannot miss an error)
                 caveats.append("the reduced search is approximate and may miss states")
             advice = ("trust plain SPIN's verdict (--strategy none writes its trail)")
         else:
@@ -145,7 +157,7 @@ class Result:
         """The readable report the CLI prints by default: pan's report, in short."""
         rows = [
             ("model", self.model),
-            ("strategy", f"{self.strategy} (group order {self.group_order})"),
+            ("strategy", self._strategy_line()),
             ("claim", f"{self.claim or 'none'} ({self.search})"),
             ("search mode", self.search_mode()),
             ("states stored", self._count(self.states_stored)
@@ -189,10 +201,21 @@ class Result:
         lines += self._unreached_lines()
         if not self.counts_exact:
             lines.append("note: pan printed some counts rounded to 8 significant digits")
-        lines += [f"{'pan warning:':16}{_without_prefix(warning)}" for warning in self.warnings]
+        ours = strategies.warning(self.strategy) if self.strategy in strategies.choices() else None
+        lines += [f"{'warning:':16}{warning}" if warning == ours
+                  else f"{'pan warning:':16}{_without_prefix(warning)}" for warning in self.warnings]
         if self.disagreement is not None:
             lines.append(f"{'VERDICTS DIFFER:':16}{self.disagreement}")
         return "\n".join(lines)
+
+    def _strategy_line(self) -> str:
+        """``segmented (exact; group order 24), chosen by auto: ...``."""
+        label = f"{self.exactness}; " if self.exactness else ""
+        line = f"{self.strategy} ({label}group order {self.group_order})"
+        if self.strategy_reason:
+            line += (", chosen by auto: " if self.requested_strategy == strategies.AUTO else ": ") \
+                + self.strategy_reason
+        return line
 
     def _symmetry_lines(self, most: int = 3, width: int = 160) -> list[str]:
         """The reasons the group shrank, a line each and at most ``most`` of them."""

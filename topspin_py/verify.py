@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
+from topspin_py import strategies
 from topspin_py.codegen.render import STRATEGIES as CANONICALISERS
 from topspin_py.errors import ToolchainError, UsageError
 from topspin_py.pan import flags as panflags
@@ -60,12 +61,14 @@ from topspin_py.pan.progress import Progress, ProgressWatcher
 from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.promela import build_model, parse_file
 from topspin_py.promela.model import Model
-from topspin_py.reduce import GENERATED_C, choose_strategy, defines_the_reduction_needs, reduce_in
+from topspin_py.reduce import GENERATED_C, defines_the_reduction_needs, reduce_in, strategy_choice
 from topspin_py.result import PlainRun, Result
 from topspin_py.symmetry.detect import acting_on_states, detect
 
-# "auto" picks the fastest exact strategy the group allows (reduce.choose_strategy).
-STRATEGIES = ("auto", *CANONICALISERS, "none")
+# "auto" picks the fastest exact strategy the group allows (reduce.strategy_choice).  The
+# registry as imported; verify itself checks against topspin_py.strategies.choices(), which
+# reads the registry when it is called.
+STRATEGIES = tuple(strategies.choices())
 DEFAULT_MAX_DEPTH_LIMIT = 10_000_000   # -m10^7: a DFS stack of about 460 MB
 
 
@@ -103,9 +106,9 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         commands.append(shlex.join(command))
         detail("$ " + commands[-1])
 
-    if options.strategy not in STRATEGIES:
+    if options.strategy not in strategies.choices():
         raise UsageError(f"unknown strategy '{options.strategy}'",
-                         hint=f"available: {', '.join(STRATEGIES)}")
+                         hint=f"available: {', '.join(strategies.choices())}")
     if options.optimisation not in toolchain.OPTIMISATION_LEVELS:
         raise UsageError(f"unknown optimisation level '{options.optimisation}'",
                          hint=f"one of {', '.join(toolchain.OPTIMISATION_LEVELS)}")
@@ -143,6 +146,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         pan_args = list(choice.pan_args)
         group = None
         strategy = "none"
+        strategy_reason: str | None = None   # why auto chose it, or why none was used
         symmetry_notes: list[str] = []   # why the group is smaller than it looks (the summary)
         searched = model_as_searched(loaded, defines, pan_args)
         if options.strategy != "none":
@@ -160,14 +164,14 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
                                for reason, cycles in left_out.items()]
             for reason in symmetry_notes:   # the summary shows them too: stderr with --verbose
                 detail(f"symmetry: {reason}")
-            strategy = choose_strategy(options.strategy, group)
-            if strategy != "none" and CANONICALISERS[strategy].exactness == "approximate":
-                # A cycle search closes a cycle on a state it takes for one on its stack, which
-                # may be of another orbit.
-                cycles = (", and an acceptance or non-progress cycle it reports may not exist"
-                          if panflags.cycle_search(pan_args) else "")
-                note(f"symmetry: strategy {strategy} is approximate: it may take states of different "
-                     f"orbits for one and miss errors, so a search without errors proves nothing{cycles}")
+            picked = strategy_choice(options.strategy, group)
+            strategy, strategy_reason = picked.name, picked.reason
+            if strategy_warning := strategies.warning(strategy):
+                if strategies.exactness(strategy) == "approximate" and panflags.cycle_search(pan_args):
+                    # A cycle search closes a cycle on a state it takes for one on its stack,
+                    # which may be of another orbit.
+                    strategy_warning += "; in this cycle search, a cycle it reports may not exist"
+                note(f"warning: {strategy_warning}")
             if strategy != "none":
                 needed = defines_the_reduction_needs(loaded, defines)
                 for define in needed:
@@ -188,10 +192,11 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         flags = list(compile_flags.flags)
         if strategy != "none":
             assert group is not None  # a strategy other than none is only chosen for a group
-            reduce_in(workdir, loaded, group, strategy, flags)
+            reduce_in(workdir, loaded, group, strategy, flags, strategy_reason)
             flags.append("-D" + SYM_MACRO)
             detail(f"symmetry: group of order {group.order}, strategy {strategy} "
-                   f"({CANONICALISERS[strategy].exactness}), canonicaliser in {GENERATED_C}")
+                   f"({CANONICALISERS[strategy].exactness}), canonicaliser in {GENERATED_C}"
+                   + (f"; auto chose it: {strategy_reason}" if strategy_reason else ""))
         ran(toolchain.compile_command(tools, flags, options.optimisation))
         stage(f"gcc {options.optimisation}: compiling pan.c", None)
         binary = toolchain.compile_pan(tools, flags, workdir, options.optimisation)
@@ -218,7 +223,12 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     result.trail_depth = shortest
     result.group_order = group.order if group is not None and strategy != "none" else 1
     result.symmetry_notes = symmetry_notes
-    result.exact = strategy == "none" or CANONICALISERS[strategy].exactness == "exact"
+    result.requested_strategy = options.strategy
+    result.strategy_reason = strategy_reason
+    result.exactness = strategies.exactness(strategy)
+    result.exact = result.exactness in (None, "exact")
+    if strategy_warning := strategies.warning(strategy):
+        result.warnings.insert(0, strategy_warning)
     result.claim = _claim_description(search.report.claim, loaded)
     result.search = _SEARCH_KINDS[search.report.cycle_search]
     if options.compare and strategy != "none" and not result.interrupted:
