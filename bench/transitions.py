@@ -31,7 +31,7 @@ from topspin_py.codegen.render import STRATEGIES
 
 PLAIN = "none"
 AUTO = "auto"
-PAN_ARGS = ("-m1000000",)          # verify reruns deeper if the search needs it
+PAN_ARGS = ("-m3000000",)          # deep enough for Peterson 9 (1,181,357) and e-mail 7 (1,849,372)
 YARDSTICK = ("peterson", 5)        # plain SPIN's cost of a transition is measured here
 RESOLUTION_S = 0.01                # pan's timer
 TOO_SHORT_S = 0.1                  # below this, the time per transition is mostly the timer's
