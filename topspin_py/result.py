@@ -17,6 +17,7 @@ import json
 import shlex
 from dataclasses import asdict, dataclass, field
 
+from topspin_py.codegen.render import STRATEGIES
 from topspin_py.pan.output import Unreached
 
 # The keys every consumer may rely on (the acceptance contract of `verify --json`).
@@ -109,8 +110,11 @@ class Result:
             found, missed = f"plain SPIN found {self.plain.errors} error(s)", reduced + " found none"
             if not self.complete:
                 caveats.append(f"the reduced search was incomplete: {self.incomplete_reason}")
-            if not self.exact or self.approximate:
-                caveats.append("the reduced search is approximate and may miss states")
+            if self.approximate:
+                caveats.append("the reduced search used approximate storage and may miss states")
+            if _merges_orbits(self.strategy):
+                caveats.append(f"strategy {self.strategy} is approximate: it may take states of "
+                               "different orbits for one and miss errors")
             advice = ("trust plain SPIN's verdict (--strategy none writes its trail)")
         else:
             found, missed = f"{reduced} found {self.errors} error(s)", "plain SPIN found none"
@@ -271,3 +275,10 @@ def replay_command(model: str, defines: list[str], trail_number: int | None) -> 
     """The spin command that replays a trail: ``spin -t -p model`` (``-tN`` for model.pmlN.trail)."""
     trail_flag = "-t" if trail_number is None else f"-t{trail_number}"
     return shlex.join(["spin", *(f"-D{define}" for define in defines), trail_flag, "-p", model])
+
+
+def _merges_orbits(strategy: str) -> bool:
+    """Whether a strategy may take states of different orbits for one (an approximate one).
+    An exact strategy stores one state per orbit and a complete one at least one, so neither
+    misses a state: a verdict they change is a bug, never a caveat."""
+    return strategy in STRATEGIES and STRATEGIES[strategy].exactness == "approximate"
