@@ -125,11 +125,10 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
         **movements,
     }
     if strategy == "refine":
-        context.update(key_context(layout, context["moved_processes"], context["moved_channels"],
-                                   _static_channel_names(group)))
+        context.update(_key_context(group, layout, context))
         context["blocks"] = symmetric_blocks(group, n_pids)
     if strategy == "segmented":
-        context.update(_segmented_keys(group, layout, context["moved_processes"], context["moved_channels"]))
+        context.update(_segmented_keys(group, layout, context))
     if strategy in ("segmented", "refine"):
         context.update(_swaps(group, layout, n_pids, n_chans))
         # A swap prunes the search of a start-up chain only if it is in that chain's subgroup:
@@ -153,8 +152,7 @@ def _render_markers(group: Group, layout: StateLayout, strategy: str, context: d
                            f"group of order {group.order} is not one",
                            detail="its generators: " + ", ".join(group.cycles(a) for a in group.generators),
                            hint="use --strategy refine (exact for every group), or auto")
-    keys = key_context(layout, context["moved_processes"], context["moved_channels"],
-                       _static_channel_names(group))
+    keys = _key_context(group, layout, context)
     # The markers are Def. 4's, without refinement; no tie is decided by comparing slots.
     keys.update(refine_rounds=0, cheap_swaps=False)
     context.update(keys)
@@ -174,8 +172,7 @@ def _descent(strategy: str, group: Group, layout: StateLayout, n_pids: int, n_ch
     elements = minimising_set(group, stabiliser_chain(group, n_pids, n_chans), swaps)
     # Refined keys (invariants.py): on e-mail, clients tied on their own data differ by the
     # pids their messages carry.  No tie is decided by comparing markers (ts_same_marker).
-    keys = key_context(layout, context["moved_processes"], context["moved_channels"],
-                       _static_channel_names(group))
+    keys = _key_context(group, layout, context)
     keys["cheap_swaps"] = False
     return {"elements": elements, "inverses": inverse_images(elements),
             "classes": swap_classes(swaps, n_pids), "ties_fixed": _keys_are_whole(context, keys),
@@ -328,7 +325,13 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
     }
 
 
-def _segmented_keys(group: Group, layout: StateLayout, moved_processes, moved_channels) -> dict:
+def _key_context(group: Group, layout: StateLayout, movements: dict) -> dict:
+    """_keys.c.j2's variables (invariants.key_context) for the points the group moves."""
+    return key_context(layout, movements["moved_processes"], movements["moved_channels"],
+                       _static_channel_names(group))
+
+
+def _segmented_keys(group: Group, layout: StateLayout, movements: dict) -> dict:
     """The keys of seed 001's segmented strategy, spelt by _keys.c.j2 (invariants.py): a
     process's slot with its pid and channel values masked, its own elements of the global data
     arrays indexed by pid, the global places that name it, and, after one round of refinement
@@ -337,7 +340,7 @@ def _segmented_keys(group: Group, layout: StateLayout, moved_processes, moved_ch
     the processes that name it in that round.  Every such key is carried along by the group
     elements, which is all the search needs to stay exact; the other relations (pids held in
     slots and messages) are `refine`'s, and no tie is decided by comparing markers."""
-    keys = key_context(layout, moved_processes, moved_channels, _static_channel_names(group))
+    keys = _key_context(group, layout, movements)
     named_channels = [r for r in keys["relations"] if r.kind == "C" and r.index is None]
     keys.update(relations=named_channels, message_relations=[], refine_rounds=1 if named_channels else 0,
                 cheap_swaps=False)
