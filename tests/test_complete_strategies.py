@@ -14,7 +14,8 @@ from __future__ import annotations
 import pytest
 
 import families
-from topspin_py.codegen.render import STRATEGIES
+from cbuild import prepare
+from topspin_py.codegen.render import STRATEGIES, render_canonicaliser
 from topspin_py.verify import VerifyOptions, verify
 
 SAFETY = ("SAFETY", "NOREDUCE")
@@ -62,3 +63,19 @@ def test_count_between_exact_and_plain(tmp_path, plain_counts, name, source, exa
     assert stored < plain // 4, f"{strategy} stored {stored} of plain SPIN's {plain}"
     if (strategy, name) == ("sorted", "peterson4"):
         assert stored == exact
+
+
+@pytest.mark.parametrize("name,source,whole", [
+    # Peterson: no channel, no local or message value holds a pid, flag[_pid] is data in the
+    # keys and turn[k] are global places holding pids, which the keys record: an element that
+    # keeps every key in place fixes the state, and sorted need not apply it.
+    pytest.param("peterson3", families.peterson(3), True, id="peterson3"),
+    # E-mail: the clients' channels move with them and messages hold pids.
+    pytest.param("email3", families.email(3), False, id="email3"),
+])
+def test_sorted_skips_key_ties_only_when_the_keys_are_whole(tmp_path, name, source, whole):
+    path = tmp_path / f"{name}.pml"
+    path.write_text(source)
+    prepared = prepare(path, tmp_path / "work", SAFETY)
+    generated = render_canonicaliser(prepared.group, prepared.layout, "sorted")
+    assert f"#define TS_TIES_FIXED {int(whole)}\n" in generated

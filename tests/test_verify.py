@@ -495,6 +495,26 @@ def test_compare_decision_on_real_runs(tmp_path):
                                            "SPIN found none")
 
 
+@pytest.mark.parametrize("strategy,excused", [("sorted", False), ("markers-approx", True)])
+def test_compare_excuses_a_missed_error_by_an_approximate_strategy_only(tmp_path, strategy, excused):
+    # Real runs of ltl_liveness.pml paired as --compare pairs them: a reduced safety search
+    # (no error: its claim fails only on a cycle) with a plain acceptance-cycle search (1 error).
+    # A complete strategy (sorted) keeps at least one state of every orbit and misses none, so
+    # the miss is a bug and nothing excuses it; an approximate one (markers-approx) may merge
+    # orbits, and the message says so.
+    model = _copy(MODELS / "ltl_liveness.pml", tmp_path)
+    reduced = verify(model, VerifyOptions(strategy=strategy, safety=True, save_trails=False))
+    assert (reduced.errors, reduced.complete, reduced.group_order) == (0, True, 2)
+    cycles = verify(model, VerifyOptions(strategy="none", save_trails=False))
+    assert cycles.errors == 1
+    reduced.plain = PlainRun(cycles.states_stored, cycles.transitions, cycles.errors,
+                             cycles.complete, cycles.elapsed_s, cycles.memory_mb)
+    assert reduced.exit_status == 2
+    assert reduced.disagreement.startswith("the verdicts differ: plain SPIN found 1 error(s), the "
+                                           f"reduced search (strategy {strategy}, group order 2) found none")
+    assert ("approximate" in reduced.disagreement) == excused, reduced.disagreement
+
+
 def test_a_reduced_run_whose_pan_does_not_say_so_is_refused():
     # pan prints "topspin-py: symmetry reduction on, group order N, ..." when the canonicaliser
     # is compiled in (splice.py); a report without it, or with another order, is not the run

@@ -119,10 +119,12 @@ class Result:
             found, missed = f"plain SPIN found {self.plain.errors} error(s)", reduced + " found none"
             if not self.complete:
                 caveats.append(f"the reduced search was incomplete: {self.incomplete_reason}")
-            if self.exactness == "approximate" or (self.exactness is None and not self.exact) \
-                    or self.approximate:
+            if self.approximate:
+                caveats.append("the reduced search used approximate storage and may miss states")
+            if self.exactness == "approximate" or (self.exactness is None and not self.exact):
                 # (a complete strategy keeps a state of every orbit: it cannot miss an error)
-                caveats.append("the reduced search is approximate and may miss states")
+                caveats.append(f"strategy {self.strategy} is approximate: it may take states of "
+                               "different orbits for one and miss errors")
             advice = ("trust plain SPIN's verdict (--strategy none writes its trail)")
         else:
             found, missed = f"{reduced} found {self.errors} error(s)", "plain SPIN found none"

@@ -79,7 +79,7 @@ def stabiliser_chain(group: Group, n_pids: int, n_chans: int) -> Chain:
     for point, transversal in zip(base, transversals):
         if len(transversal) == 1:
             continue  # a redundant base point: its stabiliser is the whole subgroup
-        elements = [_c_images(transversal[x], point_of, identity)
+        elements = [c_images(transversal[x], point_of, identity)
                     for x in sorted(transversal, key=lambda x: not transversal[x].is_Identity)]
         levels.append(Level(point_of(point), group.points[point][0] == "pid", tuple(elements)))
     chain = Chain(n_pids, n_chans, tuple(levels))
@@ -110,7 +110,9 @@ def setwise_stabiliser(group: PermutationGroup, points: frozenset[int], moved: s
                                  init_subgroup=seed)
 
 
-def _c_images(element: Permutation, point_of, identity: tuple[int, ...]) -> tuple[int, ...]:
+def c_images(element: Permutation, point_of, identity: tuple[int, ...]) -> tuple[int, ...]:
+    """``element`` (on the group's point indices) as the images of all C points; ``point_of``
+    maps an index to its C point, ``identity`` is the identity on all C points."""
     images = list(identity)
     for index in range(element.size):
         images[point_of(index)] = point_of(element(index))
@@ -161,7 +163,7 @@ def process_swaps(group: Group, n_pids: int, n_chans: int,
     swaps: dict[tuple[int, int], tuple[int, ...]] = {}
 
     def record(x: int, y: int, element: Permutation) -> None:
-        swaps[(x, y)] = swaps[(y, x)] = _c_images(element, point_of, identity)
+        swaps[(x, y)] = swaps[(y, x)] = c_images(element, point_of, identity)
 
     for orbit in group.perm_group.orbits():
         classes: list[tuple[int, dict[int, Permutation]]] = []  # a member, its swaps with the rest

@@ -17,7 +17,7 @@ from __future__ import annotations
 from sympy.combinatorics import Permutation, PermutationGroup
 
 from ..symmetry.detect import Group
-from .chain import Chain, c_point
+from .chain import Chain, c_images, c_point
 
 Images = tuple[int, ...]
 
@@ -55,7 +55,8 @@ def climbing_set(group: Group, n_pids: int, n_chans: int, swaps: dict[tuple[int,
     """The localsearch strategy's moves: the group's generators, their inverses and the
     process swaps."""
     identity = tuple(range(n_pids + n_chans))
-    generators = [_c_images(group, g, identity, n_pids) for g in group.perm_group.generators]
+    generators = [c_images(g, lambda index: c_point(group.points[index], n_pids), identity)
+                  for g in group.perm_group.generators]
     inverses = [_inverse(g) for g in generators]
     return _distinct(generators + inverses + sorted(set(swaps.values())), identity)
 
@@ -80,9 +81,3 @@ def _inverse(images: Images) -> Images:
         inverse[image] = q
     return tuple(inverse)
 
-
-def _c_images(group: Group, element: Permutation, identity: Images, n_pids: int) -> Images:
-    images = list(identity)
-    for index in range(group.perm_group.degree):
-        images[c_point(group.points[index], n_pids)] = c_point(group.points[element(index)], n_pids)
-    return tuple(images)

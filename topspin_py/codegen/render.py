@@ -11,7 +11,8 @@ Strategies (each a template of its own; both walk the group through a stabiliser
     apply every element of the group and keep the least image in byte order.
 ``segmented`` (exact; seed 001)
     give each process a key that no permutation changes (its slot with pids and channel ids
-    blanked, and its entries of data arrays indexed by pid), and apply only the elements whose
+    masked, its entries of data arrays indexed by pid, the global places that name it and the
+    keys of the channels it names: templates/_keys.c.j2), and apply only the elements whose
     images have the least keys slot by slot; keep the least of those images.  Ties are few
     when processes are in different local states, so few elements are applied.
 
@@ -28,9 +29,9 @@ templates/markers.c.j2, :mod:`topspin_py.codegen.markers`)
 ``sorted`` and ``localsearch`` (complete: at least one state per orbit; :mod:`.minimising`)
     descend from the state through a fixed set of elements, keeping every smaller image, to a
     state no element of the set improves.  sorted first orders the processes that the group
-    permutes in every way by key, and compares keys before bytes; localsearch climbs over the
-    generators, their inverses and the process swaps in byte order.  Both leave the states of
-    init's start-up as they are.
+    permutes in every way by key (refine's keys, refined fully), and compares keys before
+    bytes; localsearch climbs over the generators, their inverses and the process swaps in
+    byte order.  Both leave the states of init's start-up as they are.
 """
 
 from __future__ import annotations
@@ -117,7 +118,6 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
         "start_up": start_up,
         "start_up_channels": start_up_channels,
         "keyed": strategy in ("segmented", "refine"),
-        "own_keys": strategy == "refine",
         "cheap_swaps": False,
         "blocks": None,
         "last_moved_slot": last_moved_slot,
@@ -125,11 +125,10 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
         **movements,
     }
     if strategy == "refine":
-        context.update(key_context(layout, context["moved_processes"], context["moved_channels"],
-                                   _static_channel_names(group)))
+        context.update(_key_context(group, layout, context))
         context["blocks"] = symmetric_blocks(group, n_pids)
     if strategy == "segmented":
-        context.update(_keys(layout, context["moved_processes"]))
+        context.update(_segmented_keys(group, layout, context))
     if strategy in ("segmented", "refine"):
         context.update(_swaps(group, layout, n_pids, n_chans))
         # A swap prunes the search of a start-up chain only if it is in that chain's subgroup:
@@ -153,8 +152,7 @@ def _render_markers(group: Group, layout: StateLayout, strategy: str, context: d
                            f"group of order {group.order} is not one",
                            detail="its generators: " + ", ".join(group.cycles(a) for a in group.generators),
                            hint="use --strategy refine (exact for every group), or auto")
-    keys = key_context(layout, context["moved_processes"], context["moved_channels"],
-                       _static_channel_names(group))
+    keys = _key_context(group, layout, context)
     # The markers are Def. 4's, without refinement; no tie is decided by comparing slots.
     keys.update(refine_rounds=0, cheap_swaps=False)
     context.update(keys)
@@ -172,7 +170,10 @@ def _descent(strategy: str, group: Group, layout: StateLayout, n_pids: int, n_ch
     if strategy == "localsearch":
         return {"elements": climbing_set(group, n_pids, n_chans, swaps)}
     elements = minimising_set(group, stabiliser_chain(group, n_pids, n_chans), swaps)
-    keys = _keys(layout, context["moved_processes"])
+    # Refined keys (invariants.py): on e-mail, clients tied on their own data differ by the
+    # pids their messages carry.  No tie is decided by comparing markers (ts_same_marker).
+    keys = _key_context(group, layout, context)
+    keys["cheap_swaps"] = False
     return {"elements": elements, "inverses": inverse_images(elements),
             "classes": swap_classes(swaps, n_pids), "ties_fixed": _keys_are_whole(context, keys),
             "swaps_move_channels": any(images[q] != q for images in swaps.values()
@@ -188,7 +189,7 @@ def _keys_are_whole(movements: dict, keys: dict) -> bool:
     same slot, the same array entries and, as a global place names one process, to itself if
     any place names it: it fixes the state (up to a collision of the 64-bit keys, which could
     only cost reduction), and sorted.c.j2 need not apply it."""
-    key_places = {lvalue.removeprefix("ts_orig.") for lvalue in keys["pid_places"]}
+    key_places = {place["lvalue"].removeprefix("ts_orig.") for place in keys["places"] if place["kind"] == "P"}
     return (not movements["moved_channels"] and not movements["local_values"]
             and not movements["local_arrays"] and not movements["message_values"]
             and {a["path"] for a in movements["global_arrays"]} <= {a["path"] for a in keys["key_arrays"]}
@@ -324,42 +325,26 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
     }
 
 
-def _keys(layout: StateLayout, moved_processes) -> dict:
-    """What the segmented strategy's keys are made of, for segmented.c.j2: a process's slot
-    with its pid and channel values blanked (they change under renaming) and its arrays
-    indexed by pid blanked (their elements move between processes); and its own element of
-    every global data array indexed by pid whose elements hold no pid or channel; the keys of
-    the channels its fields name; and the global places that hold its pid.  A channel's key
-    is its queue with pid and channel values blanked, the key of its point too."""
-    keyed = []
-    for proc in moved_processes:
-        fields = layout.proctypes[proc.proctype].fields
-        scratch = f"(({proc.struct} *) ts_scratch.bytes)->"
-        keyed.append({
-            "pid": proc.pid, "slot": proc.slot, "struct": proc.struct,
-            "blank_values": [lvalue for f in fields if f.holds in (PID, CHAN) and not f.pid_indexed
-                             for lvalue in f.lvalues(scratch)],
-            "blank_arrays": [scratch + f.path[0].name for f in fields if f.pid_indexed],
-            # The channels it names, in field order: their keys join its own.
-            "channel_values": [lvalue for f in fields if f.holds == CHAN and not f.pid_indexed
-                               for lvalue in f.lvalues(f"(({proc.struct} *) TS_PROC(&ts_orig, {proc.slot}))->")],
-        })
-    # A channel's key: its queue with pid and channel values blanked.
-    keyed_channels = [{"id": chan.id, "struct": chan.struct,
-                       "capacity": layout.channel_types[chan.struct].capacity,
-                       "blank": [f.path[-1].name for f in layout.channel_types[chan.struct].value_fields]}
-                      for chan in layout.channels]
-    holding = {f.path[0].name for f in layout.globals if f.holds in (PID, CHAN)}
-    indexed = {f.path[0].name for f in layout.globals if f.pid_indexed}
-    key_arrays = [_array(f) for f in layout.globals
-                  if f.pid_indexed and f.in_state_vector and f.holds not in (PID, CHAN)
-                  and f.path[0].name not in holding]
-    # Global places holding pids that no element moves (not in an array indexed by pid).
-    pid_places = [lvalue for f in layout.state_fields
-                  if f.holds == PID and not f.pid_indexed and f.path[0].name not in indexed
-                  for lvalue in f.lvalues("ts_orig.")]
-    return {"keyed_processes": keyed, "keyed_channels": keyed_channels, "key_arrays": key_arrays,
-            "pid_places": pid_places}
+def _key_context(group: Group, layout: StateLayout, movements: dict) -> dict:
+    """_keys.c.j2's variables (invariants.key_context) for the points the group moves."""
+    return key_context(layout, movements["moved_processes"], movements["moved_channels"],
+                       _static_channel_names(group))
+
+
+def _segmented_keys(group: Group, layout: StateLayout, movements: dict) -> dict:
+    """The keys of seed 001's segmented strategy, spelt by _keys.c.j2 (invariants.py): a
+    process's slot with its pid and channel values masked, its own elements of the global data
+    arrays indexed by pid, the global places that name it, and, after one round of refinement
+    over the channel ids that processes hold only, the keys of the channels its fields name.
+    A channel's key is its queue with pid and channel values masked, and takes in the keys of
+    the processes that name it in that round.  Every such key is carried along by the group
+    elements, which is all the search needs to stay exact; the other relations (pids held in
+    slots and messages) are `refine`'s, and no tie is decided by comparing markers."""
+    keys = _key_context(group, layout, movements)
+    named_channels = [r for r in keys["relations"] if r.kind == "C" and r.index is None]
+    keys.update(relations=named_channels, message_relations=[], refine_rounds=1 if named_channels else 0,
+                cheap_swaps=False)
+    return keys
 
 
 def _refuse_unsupported(layout: StateLayout) -> None:
