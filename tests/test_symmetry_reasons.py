@@ -80,7 +80,7 @@ def test_channel_filled_by_one_process_says_where():
 def test_claim_that_names_one_process_says_how_its_text_changes():
     stdout, notes = _notes("claim_breaks.pml")
     # flag[1] fixes pid 1; pids 0 and 2 still swap.
-    assert "(group order 2)" in stdout
+    assert "(exact; group order 2)" in stdout
     assert any("the ltl formula 'p1' is not mapped to itself: '[]((flag[1] -> (cs == 1)))' would "
                "become '[]((flag[2] -> (cs == 1)))'" in note for note in notes), notes
     explained = _explained("claim_breaks.pml")
