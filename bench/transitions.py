@@ -205,7 +205,7 @@ def markdown(records: list[Record], elapsed_s: float, caps: Caps, big: bool, com
         f"in one run of {elapsed_s / 60:.1f} minutes on this machine ({os.cpu_count()} CPUs; "
         + (f"1-minute load average {min(loads):.1f} to {max(loads):.1f} as the runs started"
            if loads else "no run was made") + "). SPIN 6.5.2, gcc -O2, `-DSAFETY -DNOREDUCE`, "
-        "`pan -m1000000`; one run each, so times are indicative and counts exact.",
+        f"`pan {' '.join(PAN_ARGS)}`; one run each, so times are indicative and counts exact.",
         "",
         "* Cells: **states stored / transitions / pan's search time / time per transition** "
         f"(search time over transitions), then that time over plain SPIN's on {yard} measured "
