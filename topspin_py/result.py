@@ -123,8 +123,8 @@ class Result:
                 caveats.append("the reduced search used approximate storage and may miss states")
             if self.exactness == "approximate" or (self.exactness is None and not self.exact):
                 # (a complete strategy keeps a state of every orbit: it cannot miss an error)
-                caveats.append(f"strategy {self.strategy} is approximate: it may take states of "
-                               "different orbits for one and miss errors")
+                caveats.append(f"strategy {self.strategy} is approximate and may miss states "
+                               "(it may take states of different orbits for one)")
             advice = ("trust plain SPIN's verdict (--strategy none writes its trail)")
         else:
             found, missed = f"{reduced} found {self.errors} error(s)", "plain SPIN found none"
