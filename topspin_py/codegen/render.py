@@ -103,7 +103,7 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
     if strategy == "enumerate" and group.order > MAX_ENUMERATED_ELEMENTS:
         raise CodegenError(f"the group has {group.order} elements, too many to enumerate for every state",
                            hint=f"enumerate handles groups of up to {MAX_ENUMERATED_ELEMENTS} elements; "
-                                "use --strategy segmented")
+                                "use --strategy refine (or auto)")
     _refuse_unsupported(layout)
     n_pids = max(max((p.pid for p in layout.processes), default=-1) + 1, 1)
     n_chans = max((c.id for c in layout.channels), default=0)
