@@ -4,8 +4,8 @@ Python decides what moves and how values are renamed; the templates (templates/*
 the C.  Every place is written with pan.h's own names (``now.x``, ``((P0 *)...)->y``,
 ``contents[i].fld1``), so the code survives SPIN's reordering of fields.
 
-Strategies (each a template of its own; both walk the group through a stabiliser chain,
-:mod:`topspin_py.codegen.chain`):
+Strategies (each a template of its own; the exact ones walk the group through a stabiliser
+chain, :mod:`topspin_py.codegen.chain`):
 
 ``enumerate`` (exact)
     apply every element of the group and keep the least image in byte order.
@@ -16,7 +16,13 @@ Strategies (each a template of its own; both walk the group through a stabiliser
     images have the least keys slot by slot; keep the least of those images.  Ties are few
     when processes are in different local states, so few elements are applied.
 
-Both are exact on every state: while init is still starting the processes the group moves,
+``refine`` (exact; what ``auto`` picks)
+    segmented's keys refined by the keys of the points a process names and of those naming
+    it (:mod:`topspin_py.codegen.invariants`).  A group that is a product of full symmetric
+    groups on blocks is settled by sorting the blocks when the ties are interchangeable,
+    otherwise, and for any other group, by segmented's search over the refined keys.
+
+All three are exact on every state: while init is still starting the processes the group moves,
 a state is reduced by the subgroup that maps existing processes and channels to existing ones
 (a chain of its own per ``_nr_pr``, :func:`_start_up_chains`).
 
@@ -97,7 +103,7 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
     if strategy == "enumerate" and group.order > MAX_ENUMERATED_ELEMENTS:
         raise CodegenError(f"the group has {group.order} elements, too many to enumerate for every state",
                            hint=f"enumerate handles groups of up to {MAX_ENUMERATED_ELEMENTS} elements; "
-                                "use --strategy segmented")
+                                "use --strategy refine (or auto)")
     _refuse_unsupported(layout)
     n_pids = max(max((p.pid for p in layout.processes), default=-1) + 1, 1)
     n_chans = max((c.id for c in layout.channels), default=0)
