@@ -221,6 +221,8 @@ def symmetric_blocks(group: Group, n_pids: int) -> list[list[tuple[int, ...]]] |
             return None
         to = dict(perm_group.orbit_transversal(first, pairs=True))
         blocks = [tuple(to[lead](p) for p in (first, *attached)) for lead in leads]
+        if len({p for block in blocks for p in block}) != sum(len(block) for block in blocks):
+            return None  # blocks that share a point are no blocks (checked, never assumed)
         # Every transposition of two blocks, point by point, must be an element.
         for block in blocks[1:]:
             swap = Permutation([list(pair) for pair in zip(blocks[0], block)], size=perm_group.degree)
