@@ -32,8 +32,9 @@ editing the tests), with the same defines and pan arguments, and then:
   (a note); it cannot find an error plain SPIN does not (it only follows real transitions).
 * *fallback*: for a trivial group every strategy runs plain SPIN (strategy "none", group order
   1) and gives plain SPIN's counts exactly.
-* *refusal*: a strategy made for direct products of full symmetric groups on blocks
-  (``Strategy.symmetric_blocks_only``) refuses any other group with a CodegenError, before it
+* *refusal*: a strategy made for direct products of trees of symmetric groups (blocks and
+  wreath products of them: ``Strategy.symmetric_trees_only``) refuses any other group with a
+  CodegenError, before it
   builds anything; it may refuse no other group, and no other strategy may refuse.
 
 Side by side
@@ -57,12 +58,13 @@ from typing import Sequence
 
 from statespace import StateSpace, count_orbits, explore
 from transitions import TransitionGraph, explore_transitions
-from topspin_py.codegen.invariants import symmetric_blocks
+
 from topspin_py.codegen.render import STRATEGIES, CodegenError
+from topspin_py.codegen.trees import symmetric_trees
+from topspin_py.pan.flags import cycle_search
 from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.result import Result
 from topspin_py.symmetry.detect import Group, acting_on_states, detect
-from topspin_py.pan.flags import cycle_search
 from topspin_py.verify import VerifyOptions, model_as_searched, verify
 
 STRATEGY_NAMES = tuple(STRATEGIES)
@@ -140,8 +142,9 @@ def check_refusals(refused: dict[str, str], group: Group) -> None:
     acting = acting_on_states(group)
     n_pids = max((p for kind, p in acting.points if kind == "pid"), default=0) + 1
     for name, message in refused.items():
-        assert STRATEGIES[name].symmetric_blocks_only, f"{name} refused the model: {message}"
-        assert symmetric_blocks(acting, n_pids) is None, f"{name} refused a product of symmetric groups: {message}"
+        assert STRATEGIES[name].symmetric_trees_only, f"{name} refused the model: {message}"
+        assert symmetric_trees(acting, n_pids) is None, \
+            f"{name} refused a product of trees of symmetric groups: {message}"
         assert "refine" in message, message
 
 
@@ -154,7 +157,7 @@ def _verify_in_worker(job) -> tuple[Result | None, list[str], str | CodegenError
     try:
         return run(path, strategy, defines, pan_args, notes), notes, None
     except CodegenError as error:
-        if strategy != "none" and STRATEGIES[strategy].symmetric_blocks_only:
+        if strategy != "none" and STRATEGIES[strategy].symmetric_trees_only:
             return None, notes, error
         return None, notes, traceback.format_exc()
     except Exception:  # reported, with its traceback, by the caller

@@ -19,7 +19,7 @@ Checked, for every strategy of ``topspin_py.codegen.render.STRATEGIES``:
   the orbit of s, nor be a state at all: one that coarsens a complete strategy c
   (``Strategy.coarsens``) must give rep(s) == rep(c(s)) (seed 001, Prop. 1(3): a function of
   c's canonical form), and its reduced search stores at most plain SPIN's count;
-* a strategy made for one kind of group only (``Strategy.symmetric_blocks_only``) refuses the
+* a strategy made for one kind of group only (``Strategy.symmetric_trees_only``) refuses the
   others, and only those, with a CodegenError.
 
 A planted bug (one pid field left unrenamed in the generated C) must be caught by these checks.
@@ -34,12 +34,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pytest
-
 import cbuild
 import families
-from topspin_py.codegen.invariants import symmetric_blocks
+import pytest
+
 from topspin_py.codegen.render import STRATEGIES, CodegenError
+from topspin_py.codegen.trees import symmetric_trees
 from topspin_py.verify import VerifyOptions, verify
 
 SAFETY = ("SAFETY", "NOREDUCE")
@@ -176,7 +176,7 @@ def build_space(case: Case, corpus_dir: Path | None, workdir: Path,
         try:
             return cbuild.build_library(prepared, strategy, workdir / strategy)
         except CodegenError as error:
-            if not STRATEGIES[strategy].symmetric_blocks_only:
+            if not STRATEGIES[strategy].symmetric_trees_only:
                 raise
             refused[strategy] = f"{error}; hint: {error.hint}"
             return None
@@ -353,13 +353,13 @@ def _coarsened(space: Space, strategy: str) -> cbuild.Library | None:
 
 def refused(space: Space, strategy: str) -> bool:
     """Whether ``strategy`` refused the model's group; if it did, it must be a strategy that
-    is made for products of full symmetric groups on blocks, and the group must not be one."""
+    is made for products of trees of symmetric groups, and the group must not be one."""
     if strategy not in space.refused:
         return False
-    assert STRATEGIES[strategy].symmetric_blocks_only, space.refused[strategy]
+    assert STRATEGIES[strategy].symmetric_trees_only, space.refused[strategy]
     group = space.prepared.group
-    assert symmetric_blocks(group, space.prepared.n_pids) is None, \
-        f"{strategy} refused a product of symmetric groups on blocks: {space.refused[strategy]}"
+    assert symmetric_trees(group, space.prepared.n_pids) is None, \
+        f"{strategy} refused a product of trees of symmetric groups: {space.refused[strategy]}"
     assert "refine" in space.refused[strategy]   # the message names the strategy to use instead
     return True
 

@@ -21,6 +21,7 @@ import families  # noqa: E402
 
 from topspin_py.codegen.chain import c_point  # noqa: E402
 from topspin_py.codegen.invariants import symmetric_blocks  # noqa: E402
+from topspin_py.codegen.trees import symmetric_trees  # noqa: E402
 from topspin_py.promela import load_model  # noqa: E402
 from topspin_py.symmetry.detect import detect  # noqa: E402
 
@@ -65,3 +66,38 @@ def test_groups_that_are_no_product_of_symmetric_groups_are_refused(label, sourc
     model, group, blocks = _blocks_of(source, tmp_path)
     assert group.order > 1, label
     assert blocks is None, label
+
+
+def _shape(model, node):
+    """A tree as nested lists: a node's own points by name, then its children."""
+    n_pids = len(model.processes)
+    names = {c_point(("pid", p.pid), n_pids): f"{p.proctype}:{p.pid}" for p in model.processes}
+    names.update({c_point(("chan", c.id), n_pids): c.name for c in model.channels})
+    return [tuple(names[p] for p in node.points), [_shape(model, child) for child in node.children]]
+
+
+def test_servers_with_their_clients_are_a_tree(tmp_path):
+    # Three-tiered 2-2 (pids: database 1, servers 2 and 3, clients 4 and 5 of server 2, 6 and 7
+    # of server 3): each server takes along its two channels and its clients, each client its
+    # own channel; the clients of a server may be ordered in any way.  S2 wr S2, of order
+    # 2! * 2!^2 = 8: not a product of symmetric groups on blocks, so refine's shortcut is off.
+    path = tmp_path / "model.pml"
+    path.write_text(families.three_tiered(2, 2))
+    model = load_model(path)
+    group = detect(model)
+    roots = symmetric_trees(group, len(model.processes))
+    assert group.order == 8 and roots is not None and len(roots) == 1
+    assert _shape(model, roots[0]) == [(), [
+        [("server:2", "se_link1", "se1"), [[("client:4", "cl1"), []], [("client:5", "cl2"), []]]],
+        [("server:3", "se_link2", "se2"), [[("client:6", "cl3"), []], [("client:7", "cl4"), []]]],
+    ]]
+    assert symmetric_blocks(group, len(model.processes)) is None
+
+
+def test_the_hypercube_is_no_tree(tmp_path):
+    # Its 8 translations act regularly on the 8 nodes: a tree group on 8 leaves of order 8
+    # would contain a transposition of two sibling leaves, which moves only 2 nodes.
+    path = tmp_path / "model.pml"
+    path.write_text(families.hypercube(3))
+    model = load_model(path)
+    assert symmetric_trees(detect(model), len(model.processes)) is None

@@ -172,7 +172,7 @@ def test_complete_strategy_stores_at_least_one_state_per_orbit(cache, request, c
         result = verify(explored.path, options)
     except CodegenError as error:
         # Made for products of full symmetric groups on blocks, it refuses the other groups.
-        assert STRATEGIES[strategy].symmetric_blocks_only, error
+        assert STRATEGIES[strategy].symmetric_trees_only, error
         group = acting_on_states(explored.group)
         n_pids = max(p for kind, p in group.points if kind == "pid") + 1
         assert symmetric_blocks(group, n_pids) is None, error

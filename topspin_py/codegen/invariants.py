@@ -33,14 +33,10 @@ comparing the masked bytes themselves, instead of building the swapped image.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import factorial
-
-from sympy.combinatorics import Permutation
 
 from ..layout.statevector import CHAN, PID, ChannelSlot, Member, ProcessSlot, StateLayout, ValueField
 from ..symmetry.detect import Group
-from ..symmetry.structure import linked_orbits
-from .chain import c_point
+from .trees import flat_blocks, symmetric_trees
 
 # Rounds of refinement; each costs one pass over the relations.  Two rounds separate a
 # process by what the processes it names hold, and by who names those.
@@ -197,39 +193,4 @@ def symmetric_blocks(group: Group, n_pids: int) -> list[list[tuple[int, ...]]] |
     Then sorting the blocks by key gives the canonical order directly, and a tie is harmless
     when the tied processes are interchangeable: every order of the blocks is an element of
     the group, and the transpositions of interchangeable blocks fix the state."""
-    perm_group = group.perm_group
-    if perm_group.order() == 1:
-        return None
-    point_of = [c_point(point, n_pids) for point in group.points]
-    orbits = [sorted(o) for o in perm_group.orbits() if len(o) > 1]
-    factors = []
-    product = 1
-    for points in linked_orbits(perm_group, orbits):
-        component = [orbit for orbit in orbits if orbit[0] in points]
-        pid_orbits = [o for o in component if group.points[o[0]][0] == "pid"]
-        if not pid_orbits or any(len(o) != len(component[0]) for o in component):
-            return None
-        leads = pid_orbits[0]
-        others = [o for o in component if o is not leads]
-        # The first lead's block: in each other orbit, a point that every element fixing the
-        # lead fixes (with two leads, fixing one fixes both blocks: either point will do).
-        # The other blocks are its images under elements that take the first lead there.
-        first = leads[0]
-        fixed = {p for orbit in perm_group.stabilizer(first).orbits() if len(orbit) == 1 for p in orbit}
-        attached = [min((p for p in orbit if p in fixed), default=None) for orbit in others]
-        if None in attached:
-            return None
-        to = dict(perm_group.orbit_transversal(first, pairs=True))
-        blocks = [tuple(to[lead](p) for p in (first, *attached)) for lead in leads]
-        if len({p for block in blocks for p in block}) != sum(len(block) for block in blocks):
-            return None  # blocks that share a point are no blocks (checked, never assumed)
-        # Every transposition of two blocks, point by point, must be an element.
-        for block in blocks[1:]:
-            swap = Permutation([list(pair) for pair in zip(blocks[0], block)], size=perm_group.degree)
-            if not perm_group.contains(swap):
-                return None
-        product *= factorial(len(blocks))
-        factors.append([tuple(point_of[p] for p in block) for block in blocks])
-    if product != perm_group.order():
-        return None
-    return factors
+    return flat_blocks(symmetric_trees(group, n_pids))

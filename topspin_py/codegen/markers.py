@@ -1,10 +1,11 @@
 """What the `markers-exact` and `markers-approx` canonicalisers read of a state (seed 001,
 section 5), for templates/markers.c.j2.
 
-The group must be a direct product of full symmetric groups, each permuting blocks (a process
-and the channels that go with it: :func:`topspin_py.codegen.invariants.symmetric_blocks`).  A
-block plays the part of a scalarset value p of the paper.  Every place of the state that holds
-a pid or a channel id is one of two kinds:
+The group must be a direct product of trees of symmetric groups (codegen/trees.py): full
+symmetric groups on blocks (a process and the channels that go with it), and wreath products
+of them (a server with its channels and its clients).  A node of a tree plays the part of a
+scalarset value p of the paper.  Every place of the state that holds a pid or a channel id is
+one of two kinds:
 
 * a *fixed place*, which no group element moves: a global (``turn[k]``), a local of a process
   the group fixes (the e-mail system's mailer), a message of a channel the group fixes, an
@@ -13,20 +14,22 @@ a pid or a channel id is one of two kinds:
   :func:`topspin_py.codegen.invariants.key_context`; the places in fixed processes and fixed
   channels, which it lists as relations, are added here with their owner mixed into the label,
   so that every fixed place has a label of its own.
-* an *ss place*, inside a block: a local of a moved process, a message of a moved channel, an
-  element of an array indexed by a moved pid.  Its value goes into the ``local`` of its block
-  (Alg. 5.1): the rank of the marker class of the block it names (mval), or the value itself
-  when it names no moved point.
+* an *ss place*, inside a node: a local of a moved process, a message of a moved channel, an
+  element of an array indexed by a moved pid.  Its value goes into the ``local`` of its node
+  (Alg. 5.1): the rank of the marker class of the node it names among that node's siblings
+  (mval), or the value itself when it names no moved point.
 
 Elements of local data arrays indexed by pid in fixed processes are Def. 4's vector sn' of
 the pid they are indexed by: they join its marker, with their owner in the label.
 
-``markers-exact`` sorts the blocks of each factor by (marker, local, position) and applies
-that block permutation: the result is in the state's orbit (Prop. 1(2)), so the reduction is
-complete; it is exact when equal markers mean interchangeable blocks (Prop. 2: Peterson).
-``markers-approx`` then renames every value in an ss place that names a block to the last
-block of that block's (marker, local) class (the mapping rho of Alg. 5.1), which may take
-states of different orbits for one.
+A node's marker is its own points' markers and the multiset of its children's; its local
+likewise.  ``markers-exact`` sorts the children of every node by (marker, local, position),
+from the top down, and applies the permutation that puts them in that order: it maps the tree
+onto itself, so it is an element of the group, and the result is in the state's orbit (Prop.
+1(2)): the reduction is complete; it is exact when equal markers mean interchangeable nodes
+(Prop. 2: Peterson).  ``markers-approx`` first renames every value in an ss place that names a
+node to the last of that node's (marker, local) class among its siblings (the mapping rho of
+Alg. 5.1), which may take states of different orbits for one.
 """
 
 from __future__ import annotations
@@ -34,12 +37,13 @@ from __future__ import annotations
 from ..layout.statevector import ChannelSlot, ProcessSlot
 from .chain import c_point
 from .invariants import Relation
+from .trees import Node
 
 
-def markers_context(keys: dict, blocks: list[list[tuple[int, ...]]], n_pids: int, n_chans: int,
+def markers_context(keys: dict, roots: list[Node], n_pids: int, n_chans: int,
                     moved_processes: list[ProcessSlot], moved_channels: list[ChannelSlot]) -> dict:
     """The variables of markers.c.j2 beyond those of _apply.c.j2 and _keys.c.j2, from
-    ``keys`` (:func:`key_context`'s result) and ``blocks`` (:func:`symmetric_blocks`'s)."""
+    ``keys`` (:func:`key_context`'s result) and ``roots`` (:func:`symmetric_trees`'s)."""
     moved = {p.pid for p in moved_processes} | {c_point(("chan", c.id), n_pids) for c in moved_channels}
     extra_places, sn_entries, local_terms = [], [], []
     for r in keys["relations"]:
@@ -59,7 +63,7 @@ def markers_context(keys: dict, blocks: list[list[tuple[int, ...]]], n_pids: int
             continue
         if not owner_moved and not _is_place(r):
             continue  # the index of a moved element, which is its block already
-        # The block that holds the place: its owner's, or, in a fixed process's array indexed
+        # The node that holds the place: its owner's, or, in a fixed process's array indexed
         # by pid, its index's.
         local_terms.append({
             "point": owner if owner_moved else r.index, "value": r.value, "kind": r.kind,
@@ -68,21 +72,41 @@ def markers_context(keys: dict, blocks: list[list[tuple[int, ...]]], n_pids: int
     moved_ids = {c.id for c in moved_channels}
     fixed_messages = [m for m in keys["message_relations"] if m["id"] not in moved_ids]
     local_messages = [m for m in keys["message_relations"] if m["id"] in moved_ids]
-    point_factor = [-1] * (n_pids + n_chans)
-    point_block = list(point_factor)
-    point_member = list(point_factor)
-    for f, factor in enumerate(blocks):
-        for b, block in enumerate(factor):
-            for m, point in enumerate(block):
-                point_factor[point], point_block[point], point_member[point] = f, b, m
     return {
         "marker_places": extra_places,
         "marker_messages": fixed_messages,
         "sn_entries": sn_entries,
         "local_terms": local_terms,
         "local_messages": local_messages,
-        "point_factor": point_factor,
-        "point_block": point_block,
+        **_node_tables(roots, n_pids + n_chans),
+    }
+
+
+def _node_tables(roots: list[Node], n_points: int) -> dict:
+    """The trees as the tables of markers.c.j2: nodes numbered breadth first (the roots first,
+    every parent before its children, the children of a node next to one another)."""
+    nodes: list[Node] = list(roots)
+    tree_of = list(range(len(roots)))
+    level_of = [0] * len(roots)
+    first_child = []
+    for n, node in enumerate(nodes):  # grows while it is walked
+        first_child.append(len(nodes))
+        nodes.extend(node.children)
+        tree_of.extend([tree_of[n]] * len(node.children))
+        level_of.extend([level_of[n] + 1] * len(node.children))
+    point_node = [-1] * n_points
+    point_member = [-1] * n_points
+    for n, node in enumerate(nodes):
+        for m, point in enumerate(node.points):
+            point_node[point], point_member[point] = n, m
+    return {
+        "nodes": [{"points": node.points, "children": len(node.children), "first_child": first,
+                   "tree": tree, "level": level}
+                  for node, first, tree, level in zip(nodes, first_child, tree_of, level_of)],
+        "n_roots": len(roots),
+        "widest": max(len(node.children) for node in nodes),
+        "most_points": max(1, max(len(node.points) for node in nodes)),
+        "point_node": point_node,
         "point_member": point_member,
     }
 

@@ -28,9 +28,10 @@ a state is reduced by the subgroup that maps existing processes and channels to 
 
 ``markers-exact`` (complete) and ``markers-approx`` (approximate; seed 001, Alg. 5.1;
 templates/markers.c.j2, :mod:`topspin_py.codegen.markers`)
-    for a direct product of full symmetric groups on blocks only: sort each factor's blocks by
-    marker and by the markers their values name, with no search; approx then renames the values
-    inside blocks to their class, which may merge orbits.  While init is still starting the
+    for a direct product of trees of symmetric groups only (full symmetric groups on blocks and
+    wreath products of them, :mod:`.trees`): sort the children of every node by marker and by
+    the markers their values name, top down, with no search; approx then renames the values
+    inside nodes to their class, which may merge orbits.  While init is still starting the
     processes, a state is left as it is.
 ``sorted`` and ``localsearch`` (complete: at least one state per orbit; :mod:`.minimising`)
     descend from the state through a fixed set of elements, keeping every smaller image, to a
@@ -54,6 +55,7 @@ from .chain import c_point, process_swaps, setwise_stabiliser, stabiliser_chain
 from .invariants import key_context, symmetric_blocks
 from .markers import markers_context
 from .minimising import climbing_set, inverse_images, minimising_set, swap_classes
+from .trees import symmetric_trees
 
 # Beyond this many elements, applying all of them to every state is hopeless (Peterson 7's 5040
 # already take minutes); segmented applies only the few that tie.
@@ -65,9 +67,9 @@ class Strategy:
     name: str
     exactness: str  # "exact" (one state per orbit), "complete" (at least one), "approximate"
     description: str
-    # Only for a group that is a direct product of full symmetric groups on blocks
-    # (invariants.symmetric_blocks); any other group is refused with a CodegenError.
-    symmetric_blocks_only: bool = False
+    # Only for a group that is a direct product of trees of symmetric groups
+    # (trees.symmetric_trees); any other group is refused with a CodegenError.
+    symmetric_trees_only: bool = False
     # An approximate strategy whose canonical form is a function of this complete strategy's
     # (seed 001, Prop. 1(3): m(s) = rho(m_exact(s))).
     coarsens: str | None = None
@@ -81,10 +83,10 @@ STRATEGIES = {
                        "points they name, search among ties only, pruned by swaps that fix the state"),
     "markers-exact": Strategy("markers-exact", "complete", "seed 001's markers: blocks sorted by "
                               "marker and by the markers their values name, no search",
-                              symmetric_blocks_only=True),
+                              symmetric_trees_only=True),
     "markers-approx": Strategy("markers-approx", "approximate", "markers-exact, then every value "
                                "inside a block names the last block of its class: may merge orbits",
-                               symmetric_blocks_only=True, coarsens="markers-exact"),
+                               symmetric_trees_only=True, coarsens="markers-exact"),
     "sorted": Strategy("sorted", "complete", "processes sorted by their pid-free part, then a "
                        "minimising set applied until no element gives a smaller image"),
     "localsearch": Strategy("localsearch", "complete", "hill-climbing: generators, their inverses "
@@ -110,7 +112,7 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
     movements = _movements(group, layout, n_pids, n_chans)
     last_moved_slot = max((p.slot for p in movements["moved_processes"]), default=-1)
     last_moved_channel = max((c.id for c in movements["moved_channels"]), default=0)
-    if STRATEGIES[strategy].symmetric_blocks_only:
+    if STRATEGIES[strategy].symmetric_trees_only:
         # No chain: while init starts the processes, a state is left as it is.
         return _render_markers(group, layout, strategy, {
             "order": group.order, "n_pids": n_pids, "n_chans": n_chans,
@@ -150,21 +152,21 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
 
 def _render_markers(group: Group, layout: StateLayout, strategy: str, context: dict) -> str:
     """markers.c.j2 for ``markers-exact`` or ``markers-approx`` (codegen/markers.py)."""
-    blocks = symmetric_blocks(group, context["n_pids"])
-    if blocks is None:
+    roots = symmetric_trees(group, context["n_pids"])
+    if roots is None:
         where = f"{group.model.path}: " if group.model.path else ""
         raise CodegenError(f"{where}the {strategy} strategy needs a group that is a direct product of "
-                           f"full symmetric groups on blocks of processes (and their channels); this "
-                           f"group of order {group.order} is not one",
+                           f"full symmetric groups on blocks of processes (and their channels) or of "
+                           f"wreath products of them; this group of order {group.order} is not one",
                            detail="its generators: " + ", ".join(group.cycles(a) for a in group.generators),
                            hint="use --strategy refine (exact for every group), or auto")
     keys = _key_context(group, layout, context)
     # The markers are Def. 4's, without refinement; no tie is decided by comparing slots.
     keys.update(refine_rounds=0, cheap_swaps=False)
     context.update(keys)
-    context.update(markers_context(keys, blocks, context["n_pids"], context["n_chans"],
+    context.update(markers_context(keys, roots, context["n_pids"], context["n_chans"],
                                    context["moved_processes"], context["moved_channels"]))
-    context.update(blocks=blocks, strategy=strategy, approx=strategy == "markers-approx")
+    context.update(strategy=strategy, approx=strategy == "markers-approx")
     return template_environment().get_template("markers.c.j2").render(**context)
 def _descent(strategy: str, group: Group, layout: StateLayout, n_pids: int, n_chans: int,
              context: dict) -> dict:
