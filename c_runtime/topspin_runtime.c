@@ -8,7 +8,7 @@
  * after #include "pan.h".  It is never compiled on its own.
  *
  * -DTOPSPIN_CHECK makes every canonicalisation check that the canonicaliser kept vsize, the
- * header and the masked bytes, and that it is idempotent.  It costs a second canonicalisation
+ * header and the masked bytes, and that it is idempotent (if it says it is).  It costs a second canonicalisation
  * per store; use it when testing generated code.
  */
 
@@ -51,7 +51,7 @@ topspin_check(ulong saved_vsize)
 	(void) canonical; (void) actual; (void) i;
 	memcpy((char *) &topspin_again, (char *) &now, vsize);
 	topspin_canonicalise();
-	if (memcmp((char *) &topspin_again, (char *) &now, vsize) != 0)
+	if (topspin_idempotent() && memcmp((char *) &topspin_again, (char *) &now, vsize) != 0)
 	{	topspin_fail("canonicaliser is not idempotent: canonicalising a canonical state changed it");
 	}
 }

@@ -32,6 +32,12 @@
  * Compile with -DTOPSPIN_CHECK to have the runtime test some of this on every call. */
 void	topspin_canonicalise(void);
 
+/* Whether canonicalising a canonical form leaves it as it is (splice_footer.c.j2 defines it:
+ * true unless the generated file defines TOPSPIN_NOT_IDEMPOTENT, as seed 003's pseudo-sort
+ * does, whose exchanges may reorder what it sorted: sound, since its result stays in the
+ * orbit, but sorting again may move it further). */
+static int	topspin_idempotent(void);
+
 /* Save `now` and canonicalise it in place (outermost call only). */
 void	topspin_canon_begin(void);
 

@@ -11,7 +11,8 @@ generators (closed under the group when the initial state is not fixed by it).
 Checked, for every strategy of ``topspin_py.codegen.render.STRATEGIES``:
 
 * rep(s) is in the orbit of s, for every reachable s;
-* rep(rep(s)) == rep(s), and rep(s) does not depend on the bytes of ``now`` beyond vsize;
+* rep(rep(s)) == rep(s) for every strategy that says it is idempotent (all but seed 003's
+  pseudo-sort), and rep(s) does not depend on the bytes of ``now`` beyond vsize;
 * rep keeps every byte pan masks (header, ``_pid``, padding) and vsize;
 * exact strategies: rep(g(s)) == rep(s) for random g, one representative per orbit, and the
   reduced search of the same library stores exactly one state per orbit;
@@ -241,7 +242,7 @@ class Found:
 
 
 def violations(space: Space, library: cbuild.Library, exactness: str,
-               coarsened: cbuild.Library | None = None) -> Found:
+               coarsened: cbuild.Library | None = None, idempotent: bool = True) -> Found:
     """Every way ``library``'s canonicaliser breaks its contract on the reachable states: that
     of an exact, complete or approximate strategy (see the module's docstring); ``coarsened``:
     the library of the complete strategy an approximate one coarsens."""
@@ -280,7 +281,7 @@ def violations(space: Space, library: cbuild.Library, exactness: str,
                 note("rep in orbit", "rep(s) is no state of any reachable orbit")
             elif space.orbit[m] != space.orbit[n]:
                 note("rep in orbit", "rep(s) is in another orbit")
-            if again[rep_key] != rep_key:
+            if idempotent and again[rep_key] != rep_key:
                 note("idempotent", "rep(rep(s)) != rep(s)")
             if through[i] != rep_key:
                 note("rep(c(s)) == rep(s)", "rep(s) is not rep(c(s)) for the complete strategy c it coarsens")
@@ -371,7 +372,7 @@ def test_canonical_forms_on_every_reachable_state(spaces, case, strategy):
     if refused(space, strategy):
         return
     found = violations(space, space.libraries[strategy], STRATEGIES[strategy].exactness,
-                       _coarsened(space, strategy))
+                       _coarsened(space, strategy), STRATEGIES[strategy].idempotent)
     assert not found.started, Found.show(found.started)
     assert not found.all, f"only on {UNSTARTED}s: {Found.show(found.all)}"
 
@@ -427,7 +428,7 @@ def test_a_forgotten_pid_renaming_is_caught(spaces, case, lvalue, strategy):
     broken = cbuild.Library(cbuild.build_library(
         space.prepared, strategy, space.workdir / f"planted-{strategy}-{tag}", mutate=_drop_renaming(lvalue)))
     exactness = STRATEGIES[strategy].exactness
-    found = violations(space, broken, exactness, _coarsened(space, strategy))
+    found = violations(space, broken, exactness, _coarsened(space, strategy), STRATEGIES[strategy].idempotent)
     assert found.started, "the checks did not notice a canonicaliser that forgets to rename a pid"
     if exactness == "approximate":   # its rep need not be in the orbit
         assert "rep(c(s)) == rep(s)" in found.started

@@ -37,7 +37,7 @@ from __future__ import annotations
 from ..layout.statevector import ChannelSlot, ProcessSlot
 from .chain import c_point
 from .invariants import Relation
-from .trees import Node
+from .trees import Node, breadth_first
 
 
 def markers_context(keys: dict, roots: list[Node], n_pids: int, n_chans: int,
@@ -78,22 +78,23 @@ def markers_context(keys: dict, roots: list[Node], n_pids: int, n_chans: int,
         "sn_entries": sn_entries,
         "local_terms": local_terms,
         "local_messages": local_messages,
-        **_node_tables(roots, n_pids + n_chans),
+        **node_tables(roots, n_pids + n_chans),
     }
 
 
-def _node_tables(roots: list[Node], n_points: int) -> dict:
+def node_tables(roots: list[Node], n_points: int) -> dict:
     """The trees as the tables of markers.c.j2: nodes numbered breadth first (the roots first,
     every parent before its children, the children of a node next to one another)."""
-    nodes: list[Node] = list(roots)
-    tree_of = list(range(len(roots)))
-    level_of = [0] * len(roots)
-    first_child = []
-    for n, node in enumerate(nodes):  # grows while it is walked
-        first_child.append(len(nodes))
-        nodes.extend(node.children)
-        tree_of.extend([tree_of[n]] * len(node.children))
-        level_of.extend([level_of[n] + 1] * len(node.children))
+    nodes = breadth_first(roots)
+    index = {id(node): n for n, node in enumerate(nodes)}
+    first_child = [index[id(node.children[0])] if node.children else len(nodes) for node in nodes]
+    tree_of = [0] * len(nodes)
+    level_of = [0] * len(nodes)
+    for n, node in enumerate(nodes):
+        if n < len(roots):
+            tree_of[n] = n
+        for child in node.children:
+            tree_of[index[id(child)]], level_of[index[id(child)]] = tree_of[n], level_of[n] + 1
     point_node = [-1] * n_points
     point_member = [-1] * n_points
     for n, node in enumerate(nodes):

@@ -53,8 +53,9 @@ from ..resources import template_environment
 from ..symmetry.detect import Group
 from .chain import c_point, process_swaps, setwise_stabiliser, stabiliser_chain
 from .invariants import key_context, symmetric_blocks
-from .markers import markers_context
+from .markers import markers_context, node_tables
 from .minimising import climbing_set, inverse_images, minimising_set, swap_classes
+from .pseudosort import pseudosort_context
 from .trees import symmetric_trees
 
 # Beyond this many elements, applying all of them to every state is hopeless (Peterson 7's 5040
@@ -73,6 +74,9 @@ class Strategy:
     # An approximate strategy whose canonical form is a function of this complete strategy's
     # (seed 001, Prop. 1(3): m(s) = rho(m_exact(s))).
     coarsens: str | None = None
+    # Canonicalising a canonical form leaves it as it is (seed 003's pseudo-sort does not
+    # promise it: its exchanges rename pids, which may reorder what it sorted).
+    idempotent: bool = True
 
 
 STRATEGIES = {
@@ -87,6 +91,10 @@ STRATEGIES = {
     "markers-approx": Strategy("markers-approx", "approximate", "markers-exact, then every value "
                                "inside a block names the last block of its class: may merge orbits",
                                symmetric_trees_only=True, coarsens="markers-exact"),
+    "pseudosort": Strategy("pseudosort", "complete", "seed 003's pseudo-sort: the instances of "
+                           "each proctype insertion-sorted by their tuples in declaration order, "
+                           "exchanges renaming the pids they hold", symmetric_trees_only=True,
+                           idempotent=False),
     "sorted": Strategy("sorted", "complete", "processes sorted by their pid-free part, then a "
                        "minimising set applied until no element gives a smaller image"),
     "localsearch": Strategy("localsearch", "complete", "hill-climbing: generators, their inverses "
@@ -114,7 +122,7 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
     last_moved_channel = max((c.id for c in movements["moved_channels"]), default=0)
     if STRATEGIES[strategy].symmetric_trees_only:
         # No chain: while init starts the processes, a state is left as it is.
-        return _render_markers(group, layout, strategy, {
+        return _render_for_trees(group, layout, strategy, {
             "order": group.order, "n_pids": n_pids, "n_chans": n_chans,
             "last_moved_slot": last_moved_slot, "last_moved_channel": last_moved_channel, **movements})
     chains, start_up, start_up_channels = _start_up_chains(group, layout, n_pids, n_chans, last_moved_slot)
@@ -150,8 +158,9 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
     return template_environment().get_template(f"{strategy}.c.j2").render(**context)
 
 
-def _render_markers(group: Group, layout: StateLayout, strategy: str, context: dict) -> str:
-    """markers.c.j2 for ``markers-exact`` or ``markers-approx`` (codegen/markers.py)."""
+def _render_for_trees(group: Group, layout: StateLayout, strategy: str, context: dict) -> str:
+    """markers.c.j2 for ``markers-exact`` or ``markers-approx`` (codegen/markers.py), or
+    pseudosort.c.j2 (codegen/pseudosort.py): strategies for trees of symmetric groups."""
     roots = symmetric_trees(group, context["n_pids"])
     if roots is None:
         where = f"{group.model.path}: " if group.model.path else ""
@@ -160,6 +169,10 @@ def _render_markers(group: Group, layout: StateLayout, strategy: str, context: d
                            f"wreath products of them; this group of order {group.order} is not one",
                            detail="its generators: " + ", ".join(group.cycles(a) for a in group.generators),
                            hint="use --strategy refine (exact for every group), or auto")
+    if strategy == "pseudosort":
+        context.update(node_tables(roots, context["n_pids"] + context["n_chans"]))
+        context.update(pseudosort_context(group, layout, roots, context["n_pids"], context["global_arrays"]))
+        return template_environment().get_template("pseudosort.c.j2").render(**context)
     keys = _key_context(group, layout, context)
     # The markers are Def. 4's, without refinement; no tie is decided by comparing slots.
     keys.update(refine_rounds=0, cheap_swaps=False)

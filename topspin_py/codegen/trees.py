@@ -169,6 +169,15 @@ def _build(levels: list[list[tuple[int, ...]]], hanging: list[list[tuple[int, ..
     return Node((), nodes)
 
 
+def breadth_first(roots: list[Node]) -> list[Node]:
+    """Every node, numbered as the templates number them: the roots first, then the children
+    of each node in turn (a parent before its children, siblings next to one another)."""
+    nodes = list(roots)
+    for node in nodes:  # grows while it is walked
+        nodes.extend(node.children)
+    return nodes
+
+
 def flat_blocks(roots: list[Node] | None) -> list[list[tuple[int, ...]]] | None:
     """The trees as factors of blocks when every tree has one level (each factor a full
     symmetric group on its blocks, each block a leaf's points); None otherwise."""

@@ -309,7 +309,7 @@ class _Join:
         for cfield in struct.fields:
             if cfield.name in PROC_HEADER:
                 continue
-            name = _promela_name(cfield.name, names)
+            name = promela_name(cfield.name, names)
             if name is None:
                 self.foreign.append((struct.name, cfield.name))
             else:
@@ -406,7 +406,7 @@ class _Join:
                                   "which is not a proctype's struct")
             owner = proctype.name
             variables = self.model.locals.get(owner, [])
-            name = _promela_name(first, {v.name for v in variables})
+            name = promela_name(first, {v.name for v in variables})
             candidates = [v for v in variables if v.name == name]
             # a name declared twice (in two blocks): the one with a channel initialiser
             var = next((v for v in candidates if isinstance(v.init, ast.ChanInit)),
@@ -519,12 +519,12 @@ class _Join:
     def c_member_of_local(self, proctype: ProcType, name: str) -> str:
         struct = self.header.procs[proctype.number]
         for cfield in struct.fields:
-            if _promela_name(cfield.name, {name}) == name:
+            if promela_name(cfield.name, {name}) == name:
                 return cfield.name
         raise LayoutError(f"struct {struct.name} ({proctype.name}) has no field for '{name}'")
 
 
-def _promela_name(c_name: str, names: set[str]) -> str | None:
+def promela_name(c_name: str, names: set[str]) -> str | None:
     """The Promela variable a field of a Pk holds: the same name, or the name behind SPIN's
     block-scope prefix (``_6_3_y`` for a ``y`` declared in a nested block)."""
     if c_name in names:
