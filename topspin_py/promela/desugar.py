@@ -111,6 +111,20 @@ class RefKnowledge:
     def places_of(self, proctype: str) -> list[RefPlace]:
         return [p for p in self.places if p.proctype == proctype]
 
+    def describe(self) -> list[str]:
+        """The knowledge in words, a line each (the header ``topspin-py desugar`` prints)."""
+        lines = [f"_undef_ref = {self.undef}"]
+        for sort in self.proctypes.values():
+            last = sort.first_pid + sort.count - 1
+            lines.append(f"{sort.proctype}: pids {sort.first_pid}..{last}, "
+                         f"_lid = (_pid - {sort.first_pid})")
+        for array in self.public_arrays:
+            what = "public chan" if array.is_chan else "public"
+            lines.append(f"{array.name}[_lid of {array.owner}]: {what} {array.declared} of {array.owner}")
+        for place in self.places:
+            lines.append(f"ref {place.proctype}: {_where(place)}")
+        return lines
+
 
 @dataclass(frozen=True)
 class Desugared:
@@ -395,6 +409,21 @@ class _Desugarer:
         if index is chain.index and rest is chain.field:
             return chain
         return ast.replace(chain, index=index, field=rest)
+
+
+def _where(place: RefPlace) -> str:
+    array = f"[{place.length}]" if place.length is not None and place.kind != "public" else ""
+    if place.kind == "global":
+        return f"global {place.name}{array}"
+    if place.kind in ("local", "param"):
+        owner = "init" if place.owner == INIT else place.owner
+        return f"{place.kind} {place.name}{array} of {owner}"
+    if place.kind == "public":
+        return f"public {place.name} of {place.owner} (global {place.name}[{place.length}])"
+    if place.kind == "field":
+        return f"field {place.name}{array} of typedef {place.owner}"
+    local = f" (local to {place.owner})" if place.owner is not None else ""
+    return f"message field {place.field_index} of channel {place.name}{local}"
 
 
 def _walk(node):
