@@ -29,7 +29,7 @@ typedef Pair { ref client c; byte v }
 ref server last = _undef_ref;
 ref client owners[2];
 chan log = [2] of { mtype, ref client };
-active [3] proctype client(ref server start) {
+active [3] proctype client() {
     ref server serv_id;
     public chan inbox = [4] of { mtype, ref server };
     public byte v;
@@ -48,7 +48,14 @@ active [2] proctype server() {
     Pair p;
     queue?req, cur;
     p.c = cur;
-    (cur != _undef_ref && cur == client[cur].partner) -> busy = 1
+    (cur != _undef_ref && _lid == client[cur].partner) -> busy = 1
+}
+proctype watcher(ref server s) {
+    server[s].busy == 0
+}
+init {
+    ref server first = anyRef(server);
+    run watcher(first)
 }
 """
 
@@ -64,8 +71,9 @@ def test_every_construct_parses_into_the_extension_nodes():
     assert spec.units[2].vars[0].init == ast.UndefRef()
     assert spec.units[3].vars[0].size == ast.Const(value=2)
     assert spec.units[4].vars[0].init.fields == [ast.TypeName(name="mtype"), ast.RefType(proctype="client")]
+    watcher = next(u for u in spec.units if isinstance(u, ast.Proctype) and u.name == "watcher")
+    assert watcher.params[0].type == ast.RefType(proctype="server")
     client = next(u for u in spec.units if isinstance(u, ast.Proctype) and u.name == "client")
-    assert client.params[0].type == ast.RefType(proctype="server")
     steps = client.body.steps
     assert steps[1].visibility == "public" and isinstance(steps[1].vars[0].init, ast.ChanInit)
     assert steps[3].visibility == "public" and steps[3].type == ast.RefType(proctype="server")
