@@ -157,11 +157,17 @@ def test_knowledge_of_every_place_that_holds_a_ref():
         ("server", "busy", "busy", False), ("server", "cur", "cur", False)}
 
 
+# Every kind of place a ref can start in: a local, a local set to _undef_ref, a typedef
+# field, an element of a global array of refs, a public ref.
 UNDEF_IS_NOT_INSTANCE_0 = """\
+typedef Holder { ref P h }
+ref P shared[2];
 active [2] proctype P() {
+    public ref P mine;
     ref P r;
     ref P s = _undef_ref;
-    assert(r != _lid && s != _lid)
+    Holder k;
+    assert(r != _lid && s != _lid && k.h != _lid && shared[1] != _lid && P[_lid].mine != _lid)
 }
 """
 
@@ -169,6 +175,7 @@ active [2] proctype P() {
 def test_undef_ref_is_never_the_lid_of_instance_0_with_real_pan():
     text = build_model(parse_text(UNDEF_IS_NOT_INSTANCE_0, "m.pml")).spin_text
     assert text is not None and "byte r = 255" in text and "byte s = 255" in text
+    assert "byte h = 255" in text and "byte shared[2] = 255" in text and "byte mine[2] = 255" in text
     assert run_spin(text=text, opt="-O0").errors == 0
     # The same program with undefined encoded as 0 fails for instance 0, whose _lid is 0: so
     # the assertion does test the encoding.

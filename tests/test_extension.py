@@ -223,6 +223,12 @@ PROCTYPE_RULES = [
     ("active [2] proctype S() { skip }\ninit { byte x = _lid }", "m.pml:2:17", "_lid outside a proctype"),
     ("active [2] proctype S() { public byte v = _nr_pr; skip }", "m.pml:1:43",
      "the initialiser of public 'v' is not a constant"),
+    ("active [0] proctype S() { skip }\nactive proctype C() { ref S s; skip }", "m.pml:1:1",
+     "proctype S is referred to by refs but has no instances"),
+    ("chan q = [1] of { ref S };\nactive [2] proctype S() { q!!_lid }", "m.pml:2:27",
+     "'q!!_lid' is a sorted send (!!)"),
+    ("active [2] proctype S() { public byte v; skip }\nltl p { [] (S[0]:v == 0) }", "m.pml:2:13",
+     "'S[0]:v' reads a public variable as a remote reference"),
 ]
 
 

@@ -141,7 +141,7 @@ def desugar(expanded: ast.Spec, processes) -> Desugared:
     active_counts: dict[str, int | None] = {}
     for unit in expanded.units:
         if isinstance(unit, ast.Proctype):
-            active_counts[unit.name] = None
+            active_counts[unit.name] = 0 if unit.active is not None else None
     first: dict[str, int] = {}
     for proc in processes:
         if proc.origin == "active":

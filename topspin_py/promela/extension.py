@@ -280,6 +280,9 @@ class _Checker:
                     f"proctype {name} is referred to by refs (or has public variables or uses "
                     "_lid) but is not `active [N]`", proctype.pos, RULE_INSTANCES,
                     hint=f"declare it `active [N] proctype {name}(...)`")
+            if count == 0:
+                raise ExtensionError(f"proctype {name} is referred to by refs but has no instances",
+                                     proctype.pos, RULE_INSTANCES, hint="declare `active [N]` with N >= 1")
             if count >= UNDEF_REF:
                 raise ExtensionError(
                     f"proctype {name} has {count} instances; refs are bytes and {UNDEF_REF} is "
@@ -402,6 +405,11 @@ class _Checker:
         """A send or receive: each argument against its message field."""
         self.expr(node.chan)
         fields = self.chan_fields(node.chan)
+        if (isinstance(node, ast.Send) and node.sorted and fields is not None
+                and any(isinstance(f, ast.RefType) for f in fields)):
+            raise ExtensionError(f"'{_text(node)}' is a sorted send (!!) on a channel with ref fields: "
+                                 "it orders the messages by the refs' values", node.pos, RULE_OPAQUE,
+                                 hint="use ! (a FIFO send)")
         for i, arg in enumerate(node.args):
             field_type = fields[i] if fields is not None and i < len(fields) else None
             target = _Ref(field_type.proctype) if isinstance(field_type, ast.RefType) else PLAIN
@@ -578,6 +586,14 @@ class _Checker:
         if isinstance(e, (ast.RemoteLabel, ast.RemoteVar)):
             if e.index is not None:
                 self.plain(e.index, "a pid")
+            if isinstance(e, ast.RemoteVar) and self.scopes.public(e.proctype, e.var.name) is not None:
+                raise ExtensionError(f"'{_text(e)}' reads a public variable as a remote reference",
+                                     e.pos, RULE_PUBLIC,
+                                     hint=f"reach it as {e.proctype}[r].{e.var.name} through a ref r")
+            if isinstance(e, ast.RemoteVar):
+                symbol = self.scopes.locals.get(e.proctype, {}).get(e.var.name)
+                if symbol is not None and symbol.ref_to is not None:
+                    return _Ref(symbol.ref_to)
             return PLAIN
         if isinstance(e, ast.CExpr):
             return PLAIN
