@@ -252,19 +252,24 @@ def test_a_trail_of_an_extended_model_replays_on_the_desugared_copy(tmp_path):
     assert "assertion violated" in replay.stdout, replay.stdout + replay.stderr
 
 
+# Three processes that count up each other's public counter and down their own; detection
+# finds a group on its desugaring (generate and patch need one).
+PUBLIC_COUNTERS = """\
+active [3] proctype P() {
+    public byte v;
+    ref P r;
+    do
+    :: r = anyRef(P)
+    :: r != _undef_ref && P[r].v < 2 -> P[r].v++
+    :: v > 0 -> v--
+    od
+}
+"""
+
+
 def test_generate_gives_spin_the_desugared_program(tmp_path):
     model = tmp_path / "pub.pml"
-    model.write_text(textwrap.dedent("""\
-        active [3] proctype P() {
-            public byte v;
-            ref P r;
-            do
-            :: r = anyRef(P)
-            :: r != _undef_ref && P[r].v < 2 -> P[r].v++
-            :: v > 0 -> v--
-            od
-        }
-        """))
+    model.write_text(PUBLIC_COUNTERS)
     out = tmp_path / "out"
     done = _cli("generate", "-o", str(out), str(model))
     assert done.returncode == 0, done.stderr
@@ -280,3 +285,19 @@ def test_the_extension_models_load():
     for path in sorted((MODELS / "extension").glob("*.pml")):
         model = load_model(path)
         assert model.refs is not None and model.spin_text is not None, path
+
+
+def test_patch_takes_the_extended_model_of_a_pan_c_built_from_its_desugaring(tmp_path):
+    # The user's own SPIN workflow: topspin-py desugar, spin -a, then patch with the model.
+    model = tmp_path / "pub.pml"
+    model.write_text(PUBLIC_COUNTERS)
+    desugared = _cli("desugar", str(model))
+    assert desugared.returncode == 0, desugared.stderr
+    build = tmp_path / "build"
+    build.mkdir()
+    (build / "plain.pml").write_text(desugared.stdout)
+    spin = subprocess.run(["spin", "-a", "plain.pml"], cwd=build, capture_output=True, text=True, timeout=60)
+    assert spin.returncode == 0, spin.stdout + spin.stderr
+    done = _cli("patch", str(build / "pan.c"), "--model", str(model))
+    assert done.returncode == 0, done.stderr
+    assert "patched" in done.stdout and (build / "pan.c.orig").is_file()
