@@ -229,6 +229,8 @@ PROCTYPE_RULES = [
      "'q!!_lid' is a sorted send (!!)"),
     ("active [2] proctype S() { public byte v; skip }\nltl p { [] (S[0]:v == 0) }", "m.pml:2:13",
      "'S[0]:v' reads a public variable as a remote reference"),
+    ("active [2] proctype S() { ref S r; d_step { r = anyRef(S) } }", "m.pml:1:49",
+     "anyRef inside d_step"),
 ]
 
 

@@ -14,7 +14,8 @@ section 2.10):
   taken elsewhere), declared before the first process; the owner's ``v`` becomes
   ``v[(_pid - K)]`` and ``P[r].v`` becomes ``v[r]``.  ``public chan c = [k] of {...}`` becomes
   the global ``chan c[N_P] = [k] of {...}``: one mailbox per instance.
-* ``anyRef(P)`` makes the simple statement holding it an N_P-way choice:
+* ``anyRef(P)`` makes the simple statement holding it an N_P-way choice (refused inside
+  ``d_step``, where spin takes the first executable option of an ``if``):
   ``if :: stmt{anyRef:=0} :: ... :: stmt{anyRef:=N_P-1} fi`` (all combinations when it holds
   several).  This is the paper's "N_P transitions".  When the statement is the guard of an
   ``if``/``do`` option, or a step of its own, the ``if`` has no state of its own in SPIN: its
@@ -159,6 +160,7 @@ class _Desugarer:
         self.scopes = scopes
         self.sorts = sorts
         self.proctype: str | None = None
+        self.in_d_step = False
         self.public_names = self._public_names()
         self.places: list[RefPlace] = []
 
@@ -322,7 +324,13 @@ class _Desugarer:
             return ast.replace(node, stmt=self.stmt(node.stmt), escape=self.stmt(node.escape))
         if isinstance(node, (ast.If, ast.Do)):
             return ast.replace(node, options=[self.sequence(o) for o in node.options])
-        if isinstance(node, (ast.Atomic, ast.DStep, ast.Block)):
+        if isinstance(node, ast.DStep):
+            outer, self.in_d_step = self.in_d_step, True
+            try:
+                return ast.replace(node, body=self.sequence(node.body))
+            finally:
+                self.in_d_step = outer
+        if isinstance(node, (ast.Atomic, ast.Block)):
             return ast.replace(node, body=self.sequence(node.body))
         if isinstance(node, (ast.ForRange, ast.ForIn)):
             header = [node.var, node.lo, node.hi] if isinstance(node, ast.ForRange) else [node.var, node.array]
@@ -332,6 +340,12 @@ class _Desugarer:
         choices = [n for n in _walk(node) if isinstance(n, ast.AnyRef)]
         if not choices:
             return self.simple(node)
+        if self.in_d_step:
+            # spin resolves the choices of an `if` inside d_step deterministically (the first
+            # executable option): the N transitions of anyRef would be one.
+            raise ExtensionError("anyRef inside d_step, where spin takes no nondeterministic choice",
+                                 choices[0].pos, RULE_ASSIGN,
+                                 hint="choose the ref before the d_step, or use atomic")
         counts = [self.sorts[c.proctype].count for c in choices]
         total = 1
         for count in counts:
