@@ -231,6 +231,8 @@ PROCTYPE_RULES = [
      "'S[0]:v' reads a public variable as a remote reference"),
     ("active [2] proctype S() { ref S r; d_step { r = anyRef(S) } }", "m.pml:1:49",
      "anyRef inside d_step"),
+    ("active [2] proctype S() { skip }\nproctype W(byte x) { skip }\ninit { ref S s = anyRef(S); run W(s) }",
+     "m.pml:3:35", "argument 'x' of 'run W' puts a ref of S into a value that is not a ref"),
 ]
 
 
