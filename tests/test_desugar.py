@@ -301,3 +301,18 @@ def test_patch_takes_the_extended_model_of_a_pan_c_built_from_its_desugaring(tmp
     done = _cli("patch", str(build / "pan.c"), "--model", str(model))
     assert done.returncode == 0, done.stderr
     assert "patched" in done.stdout and (build / "pan.c.orig").is_file()
+
+
+def test_a_statement_with_several_anyrefs_chooses_every_combination():
+    text = build_model(parse_text(textwrap.dedent("""\
+        active [2] proctype S() {
+            chan q = [4] of { ref S, ref S };
+            q!anyRef(S), anyRef(S)
+        }
+        """), "m.pml")).spin_text
+    assert text is not None
+    body = text.split("proctype S() {", 1)[1]
+    # by hand: both refs range over the 2 instances
+    assert [line.strip() for line in body.splitlines() if line.strip().startswith("::")] == \
+        [":: q!0, 0", ":: q!0, 1", ":: q!1, 0", ":: q!1, 1"]
+    assert "chan q = [4] of { byte, byte }" in body
