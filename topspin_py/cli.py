@@ -1,8 +1,9 @@
 """The ``topspin-py`` command.
 
 One subcommand per pipeline stage that is usable alone (DESIGN.md): ``verify``, ``detect``,
-``generate`` and ``patch`` (for users who run SPIN themselves), and ``regress`` for state-count
-baselines.  Each has an ``_add_<name>`` function and a line in ``build_parser``.
+``generate`` and ``patch`` (for users who run SPIN themselves), ``desugar`` (the plain Promela of
+a model that uses the ref/public extension), and ``regress`` for state-count baselines.  Each
+has an ``_add_<name>`` function and a line in ``build_parser``.
 
 Exit status: 0 no errors found, 1 pan found errors, 2 tool failure or bad input (a TopspinError
 is printed with ``render()``, never as a traceback) or, for ``verify --compare``, reduced and plain
@@ -61,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_detect(commands)
     _add_generate(commands)
     _add_patch(commands)
+    _add_desugar(commands)
     _add_regress(commands)
     return parser
 
@@ -200,7 +202,7 @@ def _run_detect(args: argparse.Namespace) -> int:
 
     model = toolchain.load_model_checked(Path(args.model), args.defines)
     # The same check as verify's: a model spin rejects has no symmetry to speak of.
-    toolchain.check_with_spin(Path(args.model), list(args.defines))
+    toolchain.check_with_spin(Path(args.model), list(args.defines), model)
     if args.group is not None:
         group = group_from_generators(model, read_group_file(args.group))
     else:
@@ -291,7 +293,10 @@ def _run_generate(args: argparse.Namespace) -> int:
     model, group, choice = plan(model_path, defines, args.strategy)
     own_build.prepare_generate_dir(out, model_path, args.force, (GENERATED_C, GENERATED_H))
     tools = toolchain.find_toolchain()
-    toolchain.generate_pan(tools, model_path, str(model_path), defines, out)
+    # A model that uses the ref/public extension: spin reads its desugared program.
+    source = toolchain.spin_source(model_path, model, out)
+    toolchain.generate_pan(tools, source, str(model_path) if source == model_path else str(source),
+                           defines, out)
     for_gcc, model_only = own_build.build_defines(
         defines, own_build.pan_sources(out, (out / "pan.c").read_text(encoding="latin-1")))
     needed = defines_the_reduction_needs(model, defines)
@@ -303,6 +308,11 @@ def _run_generate(args: argparse.Namespace) -> int:
     if note := own_build.model_only_note(model_only):
         print(f"note: {note}")
     print(f"build: cd {shlex.quote(str(out))} && gcc -O2 {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c")
+    if source != model_path:
+        relative = source.relative_to(out)
+        print(f"note: {model_path} uses the ref/public extension: spin was given its desugared program "
+              f"{source}; replay a trail with `spin -k {model_path.name}.trail -p {relative}` in "
+              f"{out}")
     return EXIT_OK
 
 
@@ -363,6 +373,37 @@ def _run_patch(args: argparse.Namespace) -> int:
         print(f"note: {note}")
     where = "" if pan_c.parent == Path(".") else f"cd {shlex.quote(str(pan_c.parent))} && "
     print(f"build: {where}gcc -O2 {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c")
+    return EXIT_OK
+
+
+def _add_desugar(commands) -> None:
+    parser = commands.add_parser(
+        "desugar", allow_abbrev=False, help="print the plain Promela of a model that uses ref/public",
+        description=_wrapped("Check MODEL against the rules of the ref/public extension (ref P, public, "
+                             "P[r].x, anyRef(P), _lid, _undef_ref) and print its plain Promela "
+                             "program, which spin -a accepts as it is: refs are bytes holding the "
+                             "instance's number among its proctype's (255: _undef_ref), public "
+                             "variables and channels global arrays indexed by it. A leading comment "
+                             "says where the refs are. MODEL is preprocessed first, and its inline "
+                             "calls expanded. A plain model is printed as parsed."))
+    parser.add_argument("model", metavar="MODEL", help="the Promela model")
+    _add_define_option(parser, "for spin's preprocessor (repeatable)")
+    parser.set_defaults(handler=_run_desugar)
+
+
+def _run_desugar(args: argparse.Namespace) -> int:
+    from topspin_py.pan import toolchain
+    from topspin_py.promela import print_spec
+
+    model = toolchain.load_model_checked(Path(args.model), args.defines)
+    if model.refs is None:
+        print(f"topspin-py: {args.model} uses no ref/public extension: printed as parsed", file=sys.stderr)
+        print(print_spec(model.spec), end="")
+        return EXIT_OK
+    lines = [f"desugared by topspin-py from {args.model} (the ref/public extension of seed 003)"]
+    lines += model.refs.describe()
+    print("/*\n" + "".join(f" * {line}\n" for line in lines) + " */\n")
+    print(model.spin_text, end="")
     return EXIT_OK
 
 

@@ -129,16 +129,20 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     stage("reading the model", None)
     cpp_flags = spin_options.cpp_flags
     loaded = _load_model(model, defines, cpp_flags)
+    as_written = loaded   # (without -f's claim, which spin adds itself)
     if spin_options.formula_args:
         # spin -a -f adds the formula's never claim to the model: the symmetry must see it.
         loaded = _load_model(model, defines, cpp_flags,
                              toolchain.never_claim_from_ltl(tools, spin_options.formula_args))
 
     with _work_directory(options.keep_dir) as workdir:
-        ran(toolchain.spin_command(tools, model, defines, spin_args=spin_options.args))
+        # A model that uses the ref/public extension: spin reads its desugared program.
+        source = toolchain.spin_source(model, as_written, workdir)
+        desugared = _desugared_copy(model) if source != model else None
+        ran(toolchain.spin_command(tools, source, defines, spin_args=spin_options.args))
         stage("spin -a: translating the model into pan.c", None)
-        spin_output = toolchain.generate_pan(tools, model, str(model), defines, workdir,
-                                             spin_args=spin_options.args)
+        spin_output = toolchain.generate_pan(tools, source, str(model) if desugared is None else str(source),
+                                             defines, workdir, spin_args=spin_options.args)
         # What the model asks pan to check, as spin -run decides it: this needs spin's ltl
         # translations, and it decides which claim and labels constrain the symmetry.
         choice = panflags.choose_search(pan_args, defines, accept_labels(loaded, workdir), options.safety)
@@ -201,14 +205,15 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         stage(f"gcc {options.optimisation}: compiling pan.c", None)
         binary = toolchain.compile_pan(tools, flags, workdir, options.optimisation)
 
-        search = _search(binary, pan_args, workdir, model, options, note, ran)
+        search = _search(binary, pan_args, workdir, source, desugared or model, options, note, ran)
         if strategy != "none":
             _check_claim_checked(search.report, loaded, searched)
             _check_reduction_on(search.report, group)
         # spin -t needs what shapes the model and its claim, not -oN (ignored in simulations).
         replay_args = [*(f"-D{define}" for define in defines),
                        *(word for word in spin_options.shown if not re.fullmatch(r"-o\d", word))]
-        trails = (_save_trails(search.report, workdir, model, options.keep_dir, replay_args)
+        trails = (_save_trails(search.report, workdir, model, options.keep_dir, replay_args,
+                               (source, desugared) if desugared is not None else None)
                   if options.save_trails else _SavedTrails([], None, []))
         shortest = (_trail_depth(trails.paths[0]) if trails.paths and panflags.iterative(search.args)
                     else None)
@@ -401,7 +406,7 @@ class _Search:
 _INTERRUPTED = "interrupted: the counts are pan's statistics when it stopped"
 
 
-def _search(binary: Path, pan_args: list[str], workdir: Path, model: Path,
+def _search(binary: Path, pan_args: list[str], workdir: Path, source: Path, shown: Path,
             options: VerifyOptions, note, ran) -> _Search:
     """Run pan under the depth-limit policy (module doc, "depth limit").
 
@@ -422,8 +427,9 @@ def _search(binary: Path, pan_args: list[str], workdir: Path, model: Path,
         run = toolchain.run_pan(binary, args, workdir, watcher.feed if watcher else None,
                                 functools.partial(options.on_stage, "pan: searching")
                                 if options.on_stage else None)
-        # pan names the model by the absolute path spin was given; show the user's path.
-        output = run.output.replace(str(model.resolve()), str(model))
+        # pan names the model by the absolute path spin was given; show the user's path (for
+        # a desugared model, that of the desugared copy the trails are replayed with).
+        output = run.output.replace(str(source.resolve()), str(shown))
         report = parse_pan_output(output)
         if run.interrupted:
             if not options.partial_on_interrupt or not report.has_summary:
@@ -572,8 +578,15 @@ class _SavedTrails:
     notes: list[str]             # a previous trail replaced; a trail that could not go beside the model
 
 
+def _desugared_copy(model: Path) -> Path:
+    """Where verify leaves the desugared program of a model that uses the ref/public extension,
+    beside the model, as the trails: pan's report names its lines, and ``spin -t`` must replay
+    the trails on the program pan was built from."""
+    return model.with_name(model.stem + ".desugared.pml")
+
+
 def _save_trails(report: PanReport, workdir: Path, model: Path, keep_dir: Path | None,
-                 spin_args: list[str]) -> _SavedTrails:
+                 spin_args: list[str], desugared: tuple[Path, Path] | None = None) -> _SavedTrails:
     """Copy the trails pan wrote to beside the model under pan's own names, replacing older
     ones as pan does (``m.pml.trail``; ``m.pml1.trail``, ... after it under -e or -cN; pan -i
     and -I rewrite the one ``m.pml.trail``, the shortest being the last).  Where the model's
@@ -582,6 +595,18 @@ def _save_trails(report: PanReport, workdir: Path, model: Path, keep_dir: Path |
     paths: list[Path] = []
     notes: list[str] = []
     replay = None
+    program = model   # what spin replays the trails on
+    if desugared is not None:
+        # The model uses the ref/public extension: pan's report names lines of the desugared
+        # program, and spin replays the trail on it (given with the trail's name, -k, since the
+        # trail is named after the model): it goes beside the model, as the trails do.
+        source, program = desugared
+        try:
+            shutil.copyfile(source, program)
+        except OSError as err:
+            program = _keep_elsewhere(source, keep_dir) or source
+            notes.append(f"could not write {desugared[1]} ({err.strerror or err}); the desugared "
+                         f"program is {program}")
     for name in dict.fromkeys(report.trail_files):   # pan -i names the same file each time
         source = workdir / name
         if not source.is_file():
@@ -596,12 +621,13 @@ def _save_trails(report: PanReport, workdir: Path, model: Path, keep_dir: Path |
                          + (f"the trail is in {moved}" if moved else "the trail is lost"))
             if moved is not None:
                 paths.append(moved)
-                replay = replay or _replay_command(model, spin_args, ["-k", str(moved)])
+                replay = replay or _replay_command(program, spin_args, ["-k", str(moved)])
             continue
         if existed:
             notes.append(f"replaced the previous {target}")
         paths.append(target)
-        replay = replay or _replay_command(model, spin_args, [_trail_flag(model, name)])
+        flags = [_trail_flag(model, name)] if program == model else ["-k", str(target)]
+        replay = replay or _replay_command(program, spin_args, flags)
     stale = model.with_name(model.name + ".trail")
     if stale.exists() and not any(Path(name).name == stale.name for name in report.trail_files):
         # pan leaves it too, and spin -t would replay it: say it is not this run's.

@@ -121,9 +121,9 @@ def model_checked_by(pan_dir: Path, model_path: Path, defines: list[str]) -> tup
         # pan built with -DNOCLAIM checks no claim, whichever pan.c holds.
         return _load(model_path, defines), "claims: none checked (-DNOCLAIM)"
     compiled = compiled_claims(pan_dir)
-    own = _claims_spin_writes(model_path, defines, claim_file=None)
+    model = _load(model_path, defines)
+    own = _claims_spin_writes(model_path, model, defines, claim_file=None)
     if _same(compiled, own):
-        model = _load(model_path, defines)
         return model, ("claims: " + ", ".join(c.name for c in compiled) if compiled else "claims: none")
     known = {(c.name, c.transitions) for c in own}
     foreign = [c for c in compiled if (c.name, c.transitions) not in known]
@@ -139,7 +139,7 @@ def model_checked_by(pan_dir: Path, model_path: Path, defines: list[str]) -> tup
                          f"{described}; its text was not found, so the symmetry cannot be "
                          f"restricted to it", hint=refusal_hint)
     claim_file = paths[0]
-    if not _same(compiled, _claims_spin_writes(model_path, defines, claim_file=claim_file)):
+    if not _same(compiled, _claims_spin_writes(model_path, model, defines, claim_file=claim_file)):
         raise UsageError(f"{pan_dir / 'pan.c'} checks a claim that {model_path} does not hold: "
                          f"{described}; `spin -a -N {claim_file} {model_path}` gives other claims "
                          f"(the file changed since?), so the symmetry cannot be restricted to it",
@@ -158,11 +158,15 @@ def model_checked_by(pan_dir: Path, model_path: Path, defines: list[str]) -> tup
                    f"(with the never claim of {claim_file}, checked against pan.c)")
 
 
-def _claims_spin_writes(model_path: Path, defines: list[str], claim_file: Path | None) -> list[CompiledClaim]:
+def _claims_spin_writes(model_path: Path, model: Model, defines: list[str],
+                        claim_file: Path | None) -> list[CompiledClaim]:
+    """The claims ``spin -a [-N claim_file] MODEL`` writes (the desugared program of a model
+    that uses the ref/public extension, which is what the user gave spin)."""
     tools = toolchain.find_toolchain()
     with tempfile.TemporaryDirectory(prefix="topspin-claims-") as name:
         workdir = Path(name)
-        toolchain.generate_pan(tools, model_path, str(model_path), defines, workdir,
+        source = toolchain.spin_source(model_path, model, workdir)
+        toolchain.generate_pan(tools, source, str(model_path), defines, workdir,
                                claim_file=claim_file)
         return compiled_claims(workdir)
 

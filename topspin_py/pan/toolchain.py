@@ -109,6 +109,25 @@ def _which(tool: str, package: str) -> str:
     return path
 
 
+# Where the desugared text of a model that uses the ref/public extension goes, in the work
+# directory: spin is given it instead of the model, under the model's own file name, so that pan
+# names its trails (m.pml.trail) as for the model.
+DESUGARED_DIR = "desugared"
+
+
+def spin_source(model_path: Path, model: Model | None, workdir: Path) -> Path:
+    """The file ``spin -a`` is given for ``model_path``: the file itself for plain Promela
+    (spin preprocesses it, as always); for a model that uses the ref/public extension
+    (``model.spin_text``), its desugared program, written to workdir/desugared/<model's name>."""
+    text = model.spin_text if model is not None else None
+    if text is None:
+        return model_path
+    target = workdir / DESUGARED_DIR / model_path.name
+    target.parent.mkdir(exist_ok=True)
+    target.write_text(text)
+    return target
+
+
 def spin_command(toolchain: Toolchain, model: Path, defines: list[str] | tuple[str, ...],
                  claim_file: Path | None = None, spin_args: list[str] | tuple[str, ...] = ()) -> list[str]:
     # spin hands -D options to its preprocessor; they go before -a (spin -DN=3 -a m.pml).
@@ -145,12 +164,15 @@ def never_claim_from_ltl(toolchain: Toolchain, formula_args: list[str] | tuple[s
     return completed.stdout
 
 
-def check_with_spin(model: Path, defines) -> str:
+def check_with_spin(model: Path, defines, loaded: Model | None = None) -> str:
     """``spin -a`` in a scratch directory, for the commands that need no pan.c but must refuse
-    what spin refuses, as verify does.  Returns spin's output."""
+    what spin refuses, as verify does (``loaded``: the model's Model, whose desugared program
+    spin is given when it uses the ref/public extension).  Returns spin's output."""
     tools = find_toolchain()
     with tempfile.TemporaryDirectory(prefix="topspin-check-") as workdir:
-        return generate_pan(tools, model, str(model), defines, Path(workdir))
+        source = spin_source(model, loaded, Path(workdir))
+        return generate_pan(tools, source, str(model) if source == model else str(source),
+                            defines, Path(workdir))
 
 
 def load_model_checked(model: Path, defines, cpp_flags: tuple[str, ...] = ()) -> Model:

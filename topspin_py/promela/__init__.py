@@ -5,7 +5,11 @@ Public entry points:
 * ``parse_file(path, defines=()) -> ast.Spec``: preprocess like spin, then parse.
 * ``parse_text(text, filename) -> ast.Spec``: parse text that is already preprocessed.
 * ``print_spec(spec) -> str``: Promela text that spin accepts and that parses back to ``spec``.
-* ``build_model(spec) -> Model`` / ``load_model(path, defines=()) -> Model``.
+* ``build_model(spec) -> Model`` / ``load_model(path, defines=()) -> Model``.  A program that
+  uses the ref/public extension of seed 003 is checked against its rules (extension.py) and
+  desugared into plain Promela (desugar.py) here: the Model is the plain program's, with
+  ``model.extended`` the program as written, ``model.refs`` where its refs are, and
+  ``model.spin_text`` the text spin is given.
 
 Syntax and preprocessing errors are raised as ``PromelaSyntaxError`` / ``PreprocessorError``
 carrying the position in the user's file.

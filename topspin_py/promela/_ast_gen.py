@@ -19,7 +19,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CONFIG = HERE / "_ast.cfg"
 TARGET = HERE / "ast.py"
-GROUPS = ("Unit", "Stmt", "Expr", "LtlFormula", "Part", "Root")
+GROUPS = ("Unit", "Stmt", "Expr", "LtlFormula", "Extension", "Part", "Root")
+# The groups that are unions in ast.py (the others are parts of other nodes).
+UNIONS = ("Unit", "Stmt", "Expr", "LtlFormula", "Extension")
 
 _LINE = re.compile(r"^(?P<name>\w+)\s*\((?P<groups>[\w,\s]+)\)\s*:(?P<fields>.*)$")
 
@@ -75,7 +77,8 @@ argument list, which is what spin does with it.
 
 The unions ``Unit``, ``Stmt``, ``Expr`` and ``LtlFormula`` name every class of a kind: an
 analysis that dispatches over one with ``match`` ends in ``assert_never``, so mypy reports a
-class it forgets.
+class it forgets.  ``Extension`` holds the expressions of the ref/public extension, which
+desugar.py removes before any analysis sees the program.
 """
 
 from __future__ import annotations
@@ -173,7 +176,7 @@ def render(nodes: list[NodeSpec]) -> str:
     parts.append("")
     parts.append("")
     parts.append("# ---- the unions the analyses dispatch over")
-    for group in ("Unit", "Stmt", "Expr", "LtlFormula"):
+    for group in UNIONS:
         members = [n.name for n in nodes if group in n.groups]
         parts.append(_union_text(group, members))
     statements = [n.name for n in nodes if "Stmt" in n.groups]

@@ -14,7 +14,8 @@ argument list, which is what spin does with it.
 
 The unions ``Unit``, ``Stmt``, ``Expr`` and ``LtlFormula`` name every class of a kind: an
 analysis that dispatches over one with ``match`` ends in ``assert_never``, so mypy reports a
-class it forgets.
+class it forgets.  ``Extension`` holds the expressions of the ref/public extension, which
+desugar.py removes before any analysis sees the program.
 """
 
 from __future__ import annotations
@@ -519,6 +520,41 @@ class Eval(Node):
 
 
 @dataclass(eq=True)
+class RefType(Node):
+    proctype: Any = None
+    pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
+    field_names: ClassVar[tuple[str, ...]] = ("proctype",)
+
+
+@dataclass(eq=True)
+class PublicAccess(Node):
+    proctype: Any = None
+    ref: Any = None
+    var: Any = None
+    pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
+    field_names: ClassVar[tuple[str, ...]] = ("proctype", "ref", "var")
+
+
+@dataclass(eq=True)
+class AnyRef(Node):
+    proctype: Any = None
+    pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
+    field_names: ClassVar[tuple[str, ...]] = ("proctype",)
+
+
+@dataclass(eq=True)
+class Lid(Node):
+    pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
+    field_names: ClassVar[tuple[str, ...]] = ()
+
+
+@dataclass(eq=True)
+class UndefRef(Node):
+    pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
+    field_names: ClassVar[tuple[str, ...]] = ()
+
+
+@dataclass(eq=True)
 class LtlUnary(Node):
     op: Any = None
     arg: Any = None
@@ -595,6 +631,12 @@ Expr = Union[
 LtlFormula = Union[
     LtlUnary,
     LtlBinary,
+]
+Extension = Union[
+    PublicAccess,
+    AnyRef,
+    Lid,
+    UndefRef,
 ]
 
 # Statements that may stand in a sequence (used by the printer and the model builder).
@@ -682,6 +724,11 @@ CLASSES: dict[str, type[Node]] = {
     "RemoteVar": RemoteVar,
     "CExpr": CExpr,
     "Eval": Eval,
+    "RefType": RefType,
+    "PublicAccess": PublicAccess,
+    "AnyRef": AnyRef,
+    "Lid": Lid,
+    "UndefRef": UndefRef,
     "LtlUnary": LtlUnary,
     "LtlBinary": LtlBinary,
 }

@@ -26,6 +26,8 @@ from pathlib import Path
 from ..errors import ModelError, SourcePos
 from ..gcpause import collector_paused
 from . import ast
+from .desugar import RefKnowledge, desugar
+from .extension import uses_extension
 from .inline import expand_inlines
 from .parser import parse_file
 
@@ -102,6 +104,21 @@ class Model:
     # Whether the search stores states inside atomic sequences (a breadth-first pan does):
     # then a process can be inside an atomic if/do option in a stored state.
     atomic_states_stored: bool = False
+    # A program that uses the ref/public extension (seed 003): the program as written (then
+    # ``spec`` and ``expanded`` are its desugaring, plain Promela), and what the desugaring
+    # knows about its refs.  None for a plain program.
+    extended: ast.Spec | None = None
+    refs: RefKnowledge | None = None
+
+    @property
+    def spin_text(self) -> str | None:
+        """The text to give spin instead of the model's file: the desugared program of a model
+        that uses the extension; None for a plain model (spin reads the file itself)."""
+        if self.extended is None:
+            return None
+        from .printer import print_spec
+
+        return print_spec(self.spec)
 
     @property
     def has_claim(self) -> bool:
@@ -215,8 +232,19 @@ def load_model(path: str | Path, defines: tuple[str, ...] | list[str] = (),
 
 
 def build_model(spec: ast.Spec, path: str | None = None) -> Model:
-    """Collect declarations, number mtypes, processes and channels."""
-    return _Builder(spec, path).build()
+    """Collect declarations, number mtypes, processes and channels.
+
+    A program that uses the ref/public extension (seed 003) is checked against its rules and
+    desugared here (desugar.py): the Model is that of the plain program, with ``extended``
+    the program as written and ``refs`` what the desugaring knows about its refs."""
+    builder = _Builder(spec, path)
+    if not uses_extension(builder.expanded):
+        return builder.build()
+    desugared = desugar(builder.expanded, builder.process_instances())
+    model = _Builder(desugared.spec, path).build()
+    model.extended = spec
+    model.refs = desugared.knowledge
+    return model
 
 
 # Variables SPIN maintains itself.  spin -a refuses an assignment to any of them ("invalid
@@ -251,6 +279,16 @@ class _Builder:
         self.mtypes: dict[str, int] = {}
         self.mtype_sets: dict[str | None, list[str]] = {}
         self.consts: dict[str, int] = {}
+
+    def process_instances(self) -> list[ProcessInstance]:
+        """The processes the program starts, numbered as ``build`` numbers them."""
+        units = self.expanded.units
+        for unit in units:
+            if isinstance(unit, ast.MtypeDecl):
+                self._number_mtypes(unit)
+        processes = self._processes(units, {u.name: u for u in units if isinstance(u, ast.Proctype)})[0]
+        self.mtypes, self.mtype_sets = {}, {}
+        return processes
 
     def build(self) -> Model:
         units = self.expanded.units

@@ -25,6 +25,7 @@ from . import ast
 from .preprocess import Preprocessed, preprocess
 
 _PROCTYPE_DECL = re.compile(r"\b(?:proctype|D_proctype)\s+([A-Za-z_][A-Za-z0-9_]*)")
+_TYPEDEF_DECL = re.compile(r"\btypedef\s+([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def parse_file(path: str | Path, defines: tuple[str, ...] | list[str] = (),
@@ -47,6 +48,7 @@ def parse_ltl_formula(text: str, pre: Preprocessed | None = None, line: int = 1,
     builder = _AstBuilder(pre or Preprocessed(text, [("<ltl>", 1)]), names, line, column)
     parser, postlex = _ltl_parser()
     postlex.proctypes = names
+    postlex.typedefs = frozenset(_TYPEDEF_DECL.findall(pre.text)) if pre is not None else frozenset()
     postlex.text = text
     try:
         tree = parser.parse(text)
@@ -64,6 +66,11 @@ class _SpinLexerRules:
 
     * Names of proctypes become PNAME, so that ``P[1]:x`` is a remote reference while
       ``a[1] : x`` inside ``(c -> a[1] : x)`` is not.
+    * The words of the ref/public extension (seed 003) become its tokens only where plain
+      Promela could not use them as names, so that a plain model keeps its variables called
+      ``ref`` or ``public``: ``ref`` before a proctype's name (REF), ``public`` before a type
+      (PUBLIC), ``anyRef`` before ``(`` (ANYREF); ``_lid`` and ``_undef_ref`` always (LID,
+      UNDEF_REF: SPIN's own names start with ``_`` too).
     * Implied semicolons (spin 6, ``implied_semis`` in spinlex.c): inside a body, outside
       parentheses, a newline after a token that can end a statement acts as a ``;``; after
       ``}`` not when ``unless`` follows.
@@ -92,7 +99,7 @@ class _SpinLexerRules:
     always_accept = ("NAME",)
     _ENDS_STATEMENT = frozenset({"RBRACE", "RPAR", "RSQB", "OD", "FI", "ELSE", "BREAK", "SKIP",
                                  "C_CODE", "C_EXPR", "C_DECL", "NAME", "PNAME", "NUMBER", "CHAR",
-                                 "INCR", "DECR"})
+                                 "INCR", "DECR", "LID", "UNDEF_REF"})
     # A top-level '{' after one of these opens a list (mtype values, message fields), not a body.
     _OPENS_LIST = frozenset({"EQUAL", "OF", "MTYPE"})
     # What may follow without the inserted `;` (spinlex.c, yylex): the text after the `}` or
@@ -103,8 +110,15 @@ class _SpinLexerRules:
         "ELSE": re.compile(r"fi(?![A-Za-z0-9_])|;|->"),
     }
 
+    # The extension's words (see the class doc): the next word, or `(`, decides.
+    _NEXT_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+    _TYPE_WORDS = frozenset({"bit", "bool", "byte", "short", "int", "pid", "chan", "unsigned",
+                             "mtype", "ref"})
+    _ALWAYS_EXTENSION = {"_lid": "LID", "_undef_ref": "UNDEF_REF"}
+
     def __init__(self) -> None:
         self.proctypes: frozenset[str] = frozenset()
+        self.typedefs: frozenset[str] = frozenset()
         self.keywords: dict[str, str] = {}
         self.text = ""
 
@@ -130,6 +144,8 @@ class _SpinLexerRules:
                     token = Token.new_borrow_pos("PNAME", token.value, token)
                 elif token.value in self.keywords:
                     token = Token.new_borrow_pos(self.keywords[token.value], token.value, token)
+                elif (extension := self._extension_word(token)) is not None:
+                    token = Token.new_borrow_pos(extension, token.value, token)
             if (in_body and parens == 0 and previous is not None
                     and previous.type in self._ENDS_STATEMENT
                     and token.line > previous.end_line
@@ -153,6 +169,24 @@ class _SpinLexerRules:
             if rule is not None and not self._next_is(rule, token):
                 previous = Token.new_borrow_pos("_SEMI", ";", token)
                 yield previous
+
+    def _extension_word(self, token: Token) -> str | None:
+        """The extension's token that the name ``token`` is here, or None (a plain name)."""
+        if token.value in self._ALWAYS_EXTENSION:
+            return self._ALWAYS_EXTENSION[token.value]
+        if token.value not in ("ref", "public", "anyRef"):
+            return None
+        assert token.end_pos is not None  # the lexer places every token
+        skipped = self._SKIPPED.match(self.text, token.end_pos)
+        assert skipped is not None  # the pattern matches the empty string
+        if token.value == "anyRef":
+            return "ANYREF" if self.text.startswith("(", skipped.end()) else None
+        word = self._NEXT_WORD.match(self.text, skipped.end())
+        if word is None:
+            return None
+        if token.value == "ref":
+            return "REF" if word.group() in self.proctypes else None
+        return "PUBLIC" if word.group() in self._TYPE_WORDS or word.group() in self.typedefs else None
 
     def _next_is(self, rule: re.Pattern[str], token: Token) -> bool:
         """Whether the text after ``token`` (past white space and comments) matches ``rule``."""
@@ -209,6 +243,7 @@ def _parse(pre: Preprocessed) -> ast.Spec:
     parser, postlex, builder = _spec_parser()
     names = _proctype_names(pre.text)
     postlex.proctypes = names
+    postlex.typedefs = frozenset(_TYPEDEF_DECL.findall(pre.text))
     postlex.text = pre.text
     builder.begin(pre, names)
     try:
@@ -230,6 +265,8 @@ _TOKEN_TEXT = {
     "NAME": "a name", "PNAME": "a proctype name", "NUMBER": "a number", "STRING": "a string",
     "CHAR": "a character constant", "C_CODE": "c_code { ... }", "C_EXPR": "c_expr { ... }",
     "C_DECL": "c_decl { ... }", "LTL_BODY": "'{' formula '}'", "$END": "end of input",
+    "REF": "'ref'", "PUBLIC": "'public'", "ANYREF": "'anyRef'", "LID": "'_lid'",
+    "UNDEF_REF": "'_undef_ref'",
 }
 
 
@@ -311,13 +348,13 @@ _C_BLOCK = re.compile(r"^(c_code|c_decl|c_expr)\s*(?:\[([^\]]*)\]\s*)?\{(.*)\}$"
 # starts: the parsers keep all tokens for that, and _callback drops these before a callback
 # sees its children, as lark itself would.  (test_promela checks this set against lark's.)
 _KEPT_TERMINALS = frozenset({
-    "AMP", "ANDAND", "BANG", "BANGBANG", "BAR", "BIT", "BOOL", "BYTE", "CARET", "CHAN", "CHAR",
+    "AMP", "ANDAND", "ANYREF", "BANG", "BANGBANG", "BAR", "BIT", "BOOL", "BYTE", "CARET", "CHAN", "CHAR",
     "C_CODE", "C_DECL", "C_EXPR", "C_STATE", "C_TRACK", "DECR", "DOTDOT", "D_PROCTYPE", "EMPTY",
-    "EQ", "FULL", "GE", "GT", "HIDDEN", "INCR", "INT", "LE", "LEN", "LOCAL", "LSHIFT", "LT",
+    "EQ", "FULL", "GE", "GT", "HIDDEN", "INCR", "INT", "LE", "LEN", "LID", "LOCAL", "LSHIFT", "LT",
     "LTL_ALWAYS", "LTL_BODY", "LTL_EQUIV", "LTL_EVENTUALLY", "MINUS", "NAME", "NE", "NEMPTY",
-    "NFULL", "NOTRACE", "NUMBER", "OROR", "PERCENT", "PID", "PLUS", "PNAME", "PROCTYPE", "QUERY",
-    "QUERYQUERY", "RSHIFT", "SHORT", "SHOW", "SLASH", "STAR", "STRING", "TILDE", "TRACE",
-    "UNSIGNED", "XR", "XS",
+    "NFULL", "NOTRACE", "NUMBER", "OROR", "PERCENT", "PID", "PLUS", "PNAME", "PROCTYPE", "PUBLIC",
+    "QUERY", "QUERYQUERY", "REF", "RSHIFT", "SHORT", "SHOW", "SLASH", "STAR", "STRING", "TILDE",
+    "TRACE", "UNDEF_REF", "UNSIGNED", "XR", "XS",
 })
 
 
@@ -545,7 +582,7 @@ class _AstBuilder(Transformer):
 
     def decl(self, start, children):
         visibility = _tagged(children, "visibility")
-        type_ = next(c for c in children if isinstance(c, ast.TypeName))
+        type_ = next(c for c in children if isinstance(c, (ast.TypeName, ast.RefType)))
         vars_ = [c for c in children if isinstance(c, ast.VarDecl)]
         return ast.Decl(visibility=visibility, type=type_, vars=vars_, pos=self._pos(start))
 
@@ -561,6 +598,9 @@ class _AstBuilder(Transformer):
 
     def user_type(self, start, children):
         return ast.TypeName(name=str(children[0]), pos=self._pos(start))
+
+    def ref_type(self, start, children):
+        return ast.RefType(proctype=str(_tok(children, "PNAME")), pos=self._pos(start))
 
     def ivar(self, start, children):
         return ast.VarDecl(name=str(children[0]), size=_tagged(children, "size"),
@@ -799,6 +839,19 @@ class _AstBuilder(Transformer):
     def varref(self, start, children):
         return ast.VarRef(name=str(children[0]), index=_tagged(children, "index"),
                           field=_tagged(children, "field"), pos=self._pos(start))
+
+    def public_access(self, start, children):
+        name, ref, var = children
+        return ast.PublicAccess(proctype=str(name), ref=ref, var=var, pos=self._pos(start))
+
+    def any_ref(self, start, children):
+        return ast.AnyRef(proctype=str(_tok(children, "PNAME")), pos=self._pos(start))
+
+    def lid(self, start, children):
+        return ast.Lid(pos=self._pos(start))
+
+    def undef_ref(self, start, children):
+        return ast.UndefRef(pos=self._pos(start))
 
     def index(self, start, children):
         return _Tag("index", children[0])

@@ -109,6 +109,8 @@ def _option(seq, level: int) -> str:
 # --------------------------------------------------------------------------- declarations
 
 def _typename(t) -> str:
+    if isinstance(t, ast.RefType):
+        return f"ref {t.proctype}"
     return f"mtype:{t.subtype}" if t.subtype else t.name
 
 
@@ -242,6 +244,14 @@ def _expr(e) -> str:
         return _c_code(ast.CCode(kind="c_expr", guard=e.guard, text=e.text))
     if isinstance(e, ast.Eval):
         return f"eval({_expr(e.expr)})"
+    if isinstance(e, ast.PublicAccess):
+        return f"{e.proctype}[{_expr(e.ref)}].{_expr(e.var)}"
+    if isinstance(e, ast.AnyRef):
+        return f"anyRef({e.proctype})"
+    if isinstance(e, ast.Lid):
+        return "_lid"
+    if isinstance(e, ast.UndefRef):
+        return "_undef_ref"
     raise TypeError(f"cannot print expression {type(e).__name__}")
 
 
