@@ -62,7 +62,7 @@ from ..errors import SourcePos
 from ..promela import ast
 from ..promela.model import INIT, Model, constant_value
 from ..promela.printer import print_expr, print_formula, print_stmt, print_unit
-from .types import CHAN, DATA, PID, PID_BUILTINS, TypeInfo
+from .types import CHAN, DATA, PID, PID_BUILTINS, TypeInfo, pid_offset
 
 TRUTH, OUTPUT = "truth", "output"
 
@@ -1463,13 +1463,13 @@ def _literal_value(node, constants: dict[str, int] | None = None) -> int | None:
 def _may_fail(node, constants: dict[str, int] | None = None) -> bool:
     """Whether evaluating ``node`` can raise an error (an array index, a remote reference, a
     division): then ``a && b`` and ``b && a`` differ in which errors they raise.  An index
-    that is a constant (after folding ``constants``) or ``_pid`` does not count: a constant is
-    in bounds or out of them for every process, and ``_pid`` indexes an array indexed by pid,
-    which covers every pid a valid permutation moves (Checker.check_state_shape)."""
+    that is a constant (after folding ``constants``), ``_pid`` or ``_pid - K`` does not count: a
+    constant is in bounds or out of them for every process, and ``_pid - K`` indexes an array
+    indexed by pid with offset K (types.py), which covers every pid a valid permutation moves
+    (Checker.check_state_shape)."""
     for n in node.walk():
         if isinstance(n, ast.VarRef) and n.index is not None and not isinstance(n.index, ast.Const) \
-                and not (isinstance(n.index, ast.VarRef) and n.index.name == "_pid"
-                         and n.index.index is None and n.index.field is None) \
+                and pid_offset(n.index, constants) is None \
                 and _literal_value(n.index, constants) is None:
             return True
         if isinstance(n, (ast.RemoteVar, ast.RemoteLabel, ast.Run, ast.Builtin, ast.CExpr)):
