@@ -59,10 +59,14 @@ An element (pid map P, channel map C; ``Group.alpha``) maps a state to its image
    declaration names (``chan link1 = ...``) moves with its channel, as locals move with their
    process;
 2. in every array indexed by pid (globals, and the locals of each process as it now sits),
-   element i moves to element P[i];
+   element i moves to element P[i]; in an array indexed by pid with an offset k (element i
+   belongs to pid i + k: ``flag[_pid - 1]``), element i moves to element P[i + k] - k when
+   i + k is a pid, and stays otherwise;
 3. every field that holds a pid has a value v in 0..npids-1 replaced by P[v], every field that
    holds a channel id a value c in 1..nchans by C[c]; message fields only in the first
-   ``Qlen`` slots of their queue.
+   ``Qlen`` slots of their queue.  A field holding pids with an offset k (its value v names
+   pid v + k) has v replaced by P[v + k] - k when v + k is a pid, and kept otherwise (255,
+   "nobody").
 
 Orbits
 ------
@@ -535,6 +539,7 @@ class _Rename:
     kind: str
     qlen: tuple[Bits, int] | None = None
     slot: int = 0
+    offset: int = 0  # pids with an offset: the value v names pid v + offset
 
 
 @dataclass(frozen=True)
@@ -548,7 +553,7 @@ class _ElementImage:
     byte_renames: tuple[tuple[int, bytes], ...]  # (position, table)
     message_renames: tuple[tuple[int, int, int, bytes], ...]  # (position, Qlen position, slot, table)
     other_renames: tuple[_Rename, ...]
-    tables: dict[str, bytes]  # PID, CHAN -> image of every byte value
+    tables: dict[tuple[str, int], bytes]  # (PID, offset), (CHAN, 0) -> image of every byte value
 
     def apply(self, vector: bytes) -> bytearray:
         image = bytearray(self.gather(vector))
@@ -564,21 +569,23 @@ class _ElementImage:
                 continue
             value = rename.bits.read(image, rename.base)
             if value < 256:
-                rename.bits.write(image, rename.base, self.tables[rename.kind][value])
+                rename.bits.write(image, rename.base, self.tables[rename.kind, rename.offset][value])
         return image
 
     @staticmethod
     def build(source: list[int], kept, renames: Sequence[_Rename], P: tuple[int, ...],
               C: tuple[int, ...]) -> "_ElementImage":
-        tables = {PID: bytes(P[v] if v < len(P) else v for v in range(256)),
-                  CHAN: bytes(C[v] if 1 <= v < len(C) else v for v in range(256))}
+        tables = {(CHAN, 0): bytes(C[v] if 1 <= v < len(C) else v for v in range(256))}
+        for k in {0} | {r.offset for r in renames if r.kind == PID}:
+            # v names pid v + k; a value that names no pid stays
+            tables[PID, k] = bytes((P[v + k] - k) % 256 if 0 <= v + k < len(P) else v for v in range(256))
         plain, messages, other = [], [], []
         for r in renames:
             position = r.base + r.bits.start
             if r.bits.one_byte and r.qlen is None:
-                plain.append((position, tables[r.kind]))
+                plain.append((position, tables[r.kind, r.offset]))
             elif r.bits.one_byte and r.qlen[0].one_byte:
-                messages.append((position, r.qlen[1] + r.qlen[0].start, r.slot, tables[r.kind]))
+                messages.append((position, r.qlen[1] + r.qlen[0].start, r.slot, tables[r.kind, r.offset]))
             else:
                 other.append(r)
         return _ElementImage(itemgetter(*source), tuple(kept), tuple(plain), tuple(messages),
@@ -673,10 +680,11 @@ class GroupAction:
         for struct, base, f in places:
             outer = [range(m.length) for m in f.path[:-1] if m.length is not None]
             length = f.array.length
+            k = f.index_offset  # element i belongs to pid i + k
             for indices in product(*outer):
                 for i in range(length):
-                    j = P[i] if i < len(P) else i
-                    if j >= length:
+                    j = P[i + k] - k if 0 <= i + k < len(P) else i
+                    if not 0 <= j < length:
                         raise OracleError(f"{struct}.{f.name} has {length} elements but the element "
                                           f"moves pid {i} to {j}")
                     if j != i:
@@ -694,20 +702,21 @@ class GroupAction:
         renames = []
         for f in self.layout.state_fields:
             if f.holds in (PID, CHAN):
-                renames += [_Rename(self._bits("State", lv), 0, f.holds) for lv in f.lvalues("")]
+                renames += [_Rename(self._bits("State", lv), 0, f.holds, offset=f.offset) for lv in f.lvalues("")]
         for process in self.layout.processes:
             struct, offset = self._slot(process.pid)
             renames.append(_Rename(self._bits(struct, "_pid"), offset, PID))
             for f in self.layout.proctypes[process.proctype].fields:
                 if f.holds in (PID, CHAN):
-                    renames += [_Rename(self._bits(struct, lv), offset, f.holds) for lv in f.lvalues("")]
+                    renames += [_Rename(self._bits(struct, lv), offset, f.holds, offset=f.offset)
+                                for lv in f.lvalues("")]
         for chan in self.layout.channels:
             struct, offset = self._queue(chan.id)
             qlen = (self._bits(struct, "Qlen"), offset)
             for f in self.layout.channel_types[struct].value_fields:
                 for slot in range(f.path[0].length):
                     renames.append(_Rename(self._bits(struct, f.lvalue("", (slot,))), offset,
-                                           f.holds, qlen, slot))
+                                           f.holds, qlen, slot, f.offset))
         return renames
 
 

@@ -92,6 +92,50 @@ def test_a_claim_naming_a_process_fixes_it(tmp_path):
     assert all(alpha.pid(1) == 1 for alpha in group.generators)
 
 
+# The mutex above with its array indexed by `_pid - 1` (issue 15): element i belongs to pid
+# i + 1, and the constant indices 0, 1, 2 name pids 1, 2, 3.
+MUTEX_BY_LID = """\
+    mtype = { idle, waiting, critical };
+    mtype st[3] = idle;
+    byte last = 255;
+    proctype user() {
+        do
+        :: st[_pid - 1] == idle -> st[_pid - 1] = waiting
+        :: atomic { (st[_pid - 1] == waiting && st[0] != critical && st[1] != critical
+                     && st[2] != critical) -> st[_pid - 1] = critical; last = _pid - 1 }
+        :: st[_pid - 1] == critical -> st[_pid - 1] = idle
+        od
+    }
+    init { atomic { run user(); run user(); run user() } }
+    """
+
+
+def test_an_array_indexed_with_an_offset_keeps_the_symmetry(tmp_path):
+    from topspin_py.symmetry.types import infer_types
+
+    model = load_model(write(tmp_path, MUTEX_BY_LID))
+    types = infer_types(model)
+    assert types.index_offset(("global", "st")) == 1
+    assert types.offset(("global", "last")) == 1
+    assert not types.taints
+    assert detect(model).order == 6
+
+
+def test_a_claim_naming_a_local_id_fixes_its_process(tmp_path):
+    # st[0] is the state of pid 1: only pids 2 and 3 may swap.  `last != 255` names nobody.
+    model = MUTEX_BY_LID + "ltl p { [] (st[0] != critical || last != 255) }\n"
+    group = detect(load_model(write(tmp_path, model)))
+    assert group.order == 2
+    assert all(alpha.pid(1) == 1 for alpha in group.generators)
+
+
+def test_a_local_id_in_arithmetic_drops_the_symmetry(tmp_path):
+    path = write(tmp_path, MUTEX_BY_LID.replace("last = _pid - 1 }", "last = _pid - 1; last = last + 1 }"))
+    group = detect(load_model(path))
+    assert group.order == 1
+    assert any("last" in reason and "arithmetic" in reason for reason in group.reasons)
+
+
 def test_a_pid_used_in_arithmetic_drops_the_symmetry(tmp_path):
     path = write(tmp_path, MUTEX.replace("proctype user() {", "proctype user() {\n    pid next = _pid;\n    next++;"))
     group = detect(load_model(path))

@@ -146,3 +146,39 @@ def test_rendezvous_channels_whose_ids_a_variable_holds_stay_in_the_group(tmp_pa
     assert not any("rendezvous" in note for note in result["symmetry_notes"])
     assert result["errors"] == result["plain"]["errors"] == 0
     assert result["states_stored"] < result["plain"]["states_stored"]
+
+
+# ------------------------------------------------------------------------------ offsets
+SOUNDNESS = MODELS / "soundness"
+
+
+def _detect_json(path) -> dict:
+    proc = _cli("detect", "--json", str(path))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout)
+
+
+def _all_reasons(report: dict) -> list[str]:
+    """Every reason of a detect report, each with its place in front when it has one."""
+    found = list(report["reasons"])
+    for entry in report["rejected"] + report["left_out"]:
+        found.append(f"{entry['where']}: {entry['reason']}")
+    return found
+
+
+@pytest.mark.parametrize("model,where,words", [
+    # flag[2] is indexed by `_pid - 1` (line 12) but declared with 2 elements (line 7): pid 3
+    # has no element.
+    ("offset_short_array.pml", "offset_short_array.pml:7:", ("pid - 1", "pid 3")),
+    # `holder != 0` (line 13) names local id 0, pid 1: moving pid 1 changes the text.
+    ("offset_constant.pml", "offset_constant.pml:13:", ("holder != 0", "holder != 1")),
+    # flag[_pid - 1] (line 13) and flag[_pid] (line 14) index flag with offsets 1 and 0.
+    ("offset_mixed.pml", "offset_mixed.pml:13:", ("different offsets",)),
+    # holder + 1 (line 20) is arithmetic on a local id.
+    ("offset_arith.pml", "offset_arith.pml:20:", ("holder", "'+'")),
+])
+def test_offsets_say_why(model: str, where: str, words: tuple[str, ...]):
+    """Pids with an offset (`_pid - 1`) that a permutation cannot follow: the group shrinks
+    and detect says where and why (the places come from reading the models)."""
+    reasons = _all_reasons(_detect_json(SOUNDNESS / model))
+    assert any(where in r and all(w in r for w in words) for r in reasons), reasons

@@ -49,8 +49,10 @@ class Relation:
     holds ``value`` (a C expression: a pid, or a channel id when ``kind`` is ``"C"``) at a place
     numbered ``label``; ``guard`` says when the place exists (the process runs); ``data``, if
     any, is a value that goes with it (the element of a local data array indexed by pid);
-    ``index``, for an element of a local array indexed by pid, is its index (the markers
-    strategies tell such an element, which moves with its index, from a place of its owner)."""
+    ``index``, for an element of a local array indexed by pid, is the pid it belongs to (the
+    markers strategies tell such an element, which moves with its index, from a place of its
+    owner).  ``offset``: the place holds pids with that offset (value v names pid v + offset);
+    ``point_value`` is the pid it names, as C."""
 
     owner: str
     value: str
@@ -59,6 +61,16 @@ class Relation:
     guard: str
     data: str | None = None
     index: int | None = None
+    offset: int = 0
+
+    @property
+    def point_value(self) -> str:
+        return point_value(self.value, self.offset)
+
+
+def point_value(value: str, offset: int) -> str:
+    """The pid that the C value ``value`` of a place holding pids with ``offset`` names."""
+    return f"({value} + {offset})" if offset else value
 
 
 def key_context(layout: StateLayout, moved_processes: list[ProcessSlot],
@@ -82,10 +94,12 @@ def key_context(layout: StateLayout, moved_processes: list[ProcessSlot],
         channels.append({"id": chan.id, "struct": chan.struct})
 
     holding = {f.path[0].name for f in layout.globals if f.holds in (PID, CHAN)}
-    key_arrays = [{"path": f.path[0].name, "length": f.path[0].length} for f in layout.globals
+    key_arrays = [{"path": f.path[0].name, "length": f.path[0].length, "offset": f.index_offset}
+                  for f in layout.globals
                   if f.pid_indexed and f.in_state_vector and f.holds not in (PID, CHAN)
                   and f.path[0].name not in holding and len(f.path) == 1]
-    indexed = {f.path[0].name for f in layout.globals if f.pid_indexed}
+    indexed = {f.path[0].name: f.index_offset for f in layout.globals if f.pid_indexed}
+    n_pids = max((p.pid for p in layout.processes), default=-1) + 1
     places = []
     relations: list[Relation] = []
     for f in layout.state_fields:
@@ -95,14 +109,18 @@ def key_context(layout: StateLayout, moved_processes: list[ProcessSlot],
             continue  # a static channel's own id: never renamed, so it marks nothing
         if f.path[0].name in indexed:
             # An array indexed by pid that holds pids or channel ids: element q names a point
-            # from inside process q.
+            # from inside process q (q + k, indexed with an offset k).
             label = labels.new()
+            k = indexed[f.path[0].name]
             for q in range(f.path[0].length or 0):
+                if k and not 0 <= q + k < n_pids:
+                    continue  # the element of no process: no group element moves it
                 for lvalue in _elements_of(f, q, "ts_orig."):
-                    relations.append(Relation(str(q), lvalue, _kind(f), label, "1"))
+                    relations.append(Relation(str(q + k), lvalue, _kind(f), label, "1", offset=f.offset))
             continue
         for lvalue in f.lvalues("ts_orig."):
-            places.append({"lvalue": lvalue, "kind": _kind(f), "label": labels.new()})
+            places.append({"lvalue": lvalue, "kind": _kind(f), "label": labels.new(),
+                           "point_value": point_value(lvalue, f.offset)})
 
     # A relation's label names the field, never the instance: processes (channels) that a
     # group element maps to one another have the same labels.
@@ -112,24 +130,31 @@ def key_context(layout: StateLayout, moved_processes: list[ProcessSlot],
         for f in layout.proctypes[proc.proctype].fields:
             if not f.pid_indexed:
                 relations.extend(Relation(str(proc.pid), lvalue, _kind(f),
-                                          labels.named(proc.struct, lvalue[len(prefix):]), running)
+                                          labels.named(proc.struct, lvalue[len(prefix):]), running,
+                                          offset=f.offset)
                                  for lvalue in f.lvalues(prefix))
                 continue
-            # Element j of a local array indexed by pid relates its process to pid j, with the
-            # element's value; holding a pid or channel id, to that point as well.
+            # Element j of a local array indexed by pid relates its process to pid j (j + k,
+            # indexed with an offset k), with the element's value; holding a pid or channel id,
+            # to that point as well.
+            k = f.index_offset
             for j in range((f.path[0].length or 0) if len(f.path) == 1 else 0):
+                if k and not 0 <= j + k < n_pids:
+                    continue  # the element of no process: no group element moves it
                 element = f"{prefix}{f.path[0].name}[{j}]"
                 label = labels.named(proc.struct, f.path[0].name)
                 if f.holds in (PID, CHAN):
-                    relations.append(Relation(str(proc.pid), str(j), "P", label, running, index=j))
+                    relations.append(Relation(str(proc.pid), str(j + k), "P", label, running, index=j + k))
                     relations.append(Relation(str(proc.pid), element, _kind(f),
                                               labels.named(proc.struct, f.path[0].name, "value"), running,
-                                              index=j))
+                                              index=j + k, offset=f.offset))
                 else:
-                    relations.append(Relation(str(proc.pid), str(j), "P", label, running, element, index=j))
+                    relations.append(Relation(str(proc.pid), str(j + k), "P", label, running, element,
+                                              index=j + k))
     message_relations = [
         {"id": chan.id, "struct": chan.struct, "capacity": layout.channel_types[chan.struct].capacity,
-         "field": f.path[-1].name, "kind": _kind(f), "label": labels.named("message", f.path[-1].name)}
+         "field": f.path[-1].name, "kind": _kind(f), "label": labels.named("message", f.path[-1].name),
+         "offset": f.offset}
         for chan in layout.channels for f in layout.channel_types[chan.struct].value_fields]
     return {
         "key_structs": [{"struct": s, "statements": stmts} for s, stmts in structs.items()],

@@ -52,7 +52,8 @@ def markers_context(keys: dict, roots: list[Node], n_pids: int, n_chans: int,
         index_moved = r.index is not None and r.index in moved
         if not owner_moved and not index_moved:
             if _is_place(r):
-                extra_places.append({"value": r.value, "kind": r.kind, "guard": r.guard,
+                extra_places.append({"value": r.value, "point_value": r.point_value, "kind": r.kind,
+                                     "guard": r.guard,
                                      "label": f"ts_mix({r.label}, {owner})"})
             continue
         if not owner_moved and r.data is not None:
@@ -67,6 +68,7 @@ def markers_context(keys: dict, roots: list[Node], n_pids: int, n_chans: int,
         # by pid, its index's.
         local_terms.append({
             "point": owner if owner_moved else r.index, "value": r.value, "kind": r.kind,
+            "point_value": r.point_value, "offset": r.offset,
             "guard": r.guard, "place": _is_place(r),
             "label": f"ts_mix({r.label}, {r.data})" if r.data else str(r.label)})
     moved_ids = {c.id for c in moved_channels}

@@ -323,7 +323,7 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
                           for lvalue in f.lvalues("ts_dst->")],
         "local_arrays": [
             {"lvalue": f"(({proc.struct} *) TS_PROC(ts_dst, {proc.slot}))->{f.path[0].name}",
-             "length": f.path[0].length, "slot": proc.slot}
+             "length": f.path[0].length, "slot": proc.slot, "offset": f.index_offset}
             for proc in layout.processes
             for f in layout.proctypes[proc.proctype].fields if f.pid_indexed
         ],
@@ -382,7 +382,12 @@ def _refuse_unsupported(layout: StateLayout) -> None:
 
 
 def _mapping(f: ValueField) -> dict:
-    return {"map": "ts_pid" if f.holds == PID else "ts_chan", "kind_array": "P" if f.holds == PID else "C"}
+    """How _apply.c.j2 renames the values of ``f``: ts_pid, ts_chan, or ts_lid for pids with
+    an offset (``offset`` is then its third argument)."""
+    if f.holds == PID and f.offset:
+        return {"map": "ts_lid", "kind_array": "P", "offset": f.offset}
+    return {"map": "ts_pid" if f.holds == PID else "ts_chan", "kind_array": "P" if f.holds == PID else "C",
+            "offset": 0}
 
 
 def _value(f: ValueField, lvalue: str) -> dict:
@@ -392,4 +397,4 @@ def _value(f: ValueField, lvalue: str) -> dict:
 def _array(f: ValueField) -> dict:
     if len(f.path) != 1:
         raise CodegenError(f"pid-indexed array {f.name} inside a structure is not supported yet")
-    return {"path": f.path[0].name, "length": f.path[0].length}
+    return {"path": f.path[0].name, "length": f.path[0].length, "offset": f.index_offset}

@@ -66,7 +66,11 @@ class ValueField:
     array path member stands for all its elements.  ``bitfield`` marks a C bitfield, whose
     address C cannot take.  ``source`` is the TypeInfo slot the verdict came from:
     ``("global", x)``, ``("local", proctype, x)``, ``("field", typedef, x)`` or
-    ``("msg", channel slot, i)``."""
+    ``("msg", channel slot, i)``.
+
+    Pids with an offset (types.py): when it holds pids, a value v names pid v + ``offset``
+    (a value for which that is no pid, 255 "nobody", names nothing); when it is indexed by pid,
+    element i belongs to pid i + ``index_offset``.  Both are 0 for plain pids."""
 
     struct: str
     path: tuple[Member, ...]
@@ -76,6 +80,8 @@ class ValueField:
     ctype: str
     source: tuple
     in_state_vector: bool = True
+    offset: int = 0
+    index_offset: int = 0
 
     @property
     def name(self) -> str:
@@ -361,7 +367,9 @@ class _Join:
         found = []
         if holds in (PID, CHAN) or pid_indexed:
             found.append(ValueField(struct, path, holds, pid_indexed, cfield.is_bitfield,
-                                    cfield.ctype, slot, in_state_vector))
+                                    cfield.ctype, slot, in_state_vector,
+                                    offset=self.types.offset(slot) if holds == PID else 0,
+                                    index_offset=self.types.index_offset(slot) if pid_indexed else 0))
         if tag is not None:
             inner = self.user_type(tag)
             for sub in inner.fields:
@@ -454,7 +462,8 @@ class _Join:
         for n, fld in enumerate(flds):
             slot, kind = leaves[n] if n < len(leaves) else ((("msg", variable, n)), DATA)
             result.append(ValueField(qname, (Member("contents", length), Member(fld.name)), kind,
-                                     False, fld.is_bitfield, fld.ctype, slot))
+                                     False, fld.is_bitfield, fld.ctype, slot,
+                                     offset=self.types.offset(slot) if kind == PID else 0))
         return tuple(result)
 
     def typedef_leaves(self, tag: str) -> Iterator[tuple[tuple, str]]:

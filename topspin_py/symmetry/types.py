@@ -13,7 +13,15 @@ of slots is
   poll or channel function;
 * ``DATA`` otherwise.
 
-An array whose index class is ``PID`` is indexed by pid.  A PID or CHAN slot used in arithmetic
+A PID class may hold pids *with an offset* K (seed 003's local ids, issue 14; ``flag[_pid - 1]``
+for pids 1..N, issue 15): its value v denotes pid v + K, and a value for which v + K is no pid
+(255, "nobody") names nothing.  The offset comes from ``x = _pid - K`` (K a constant), from an
+index ``a[_pid - K]``, from a comparison ``x == _pid - K`` or a message or argument
+``_pid - K``, and spreads by unification like the kind; plain pids have offset 0.  A class that
+gets two offsets (``flag[_pid - 1]`` and ``flag[_pid]``) is tainted.
+
+An array whose index class is ``PID`` is indexed by pid (with its class's offset: element i
+belongs to pid i + K).  A PID or CHAN slot used in arithmetic
 or in an ordering (``<``, ``+``, ``++``, a loop counter ...) is *tainted*: a permutation does not
 commute with such uses, so the symmetry analysis drops the symmetry and says why.  Expressions
 that compute a pid from ``_pid`` and constants alone (``1 - _pid``, ``(_pid + 1) % N``) are not
@@ -32,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, assert_never
 
 from ..promela import ast
-from ..promela.model import INIT, Model
+from ..promela.model import INIT, Model, constant_value
 
 PID, CHAN, DATA = "pid", "chan", "data"
 
@@ -64,6 +72,8 @@ class TypeInfo:
     # slot -> kind, filled as asked: the validity check asks for the same slots once per
     # candidate (the classes are final once inference is done)
     known_kinds: dict = field(default_factory=dict, repr=False, compare=False)
+    # root -> K, for the PID classes whose values are pids shifted by K (v denotes pid v + K)
+    offset_of_root: dict = field(default_factory=dict)
 
     def find(self, slot: Slot) -> Slot:
         while self.parent.get(slot, slot) != slot:
@@ -83,6 +93,16 @@ class TypeInfo:
         # Keyed by the array itself: its elements may be unified with other slots, its index
         # class is its own.
         return self.kind(("index", array_slot))
+
+    def offset(self, slot: Slot | None) -> int:
+        """K for a PID slot whose value v denotes pid v + K (0 for plain pids and non-pids)."""
+        if slot is None or slot == _SELF_PID or self.kind(slot) != PID:
+            return 0
+        return self.offset_of_root.get(self.find(slot), 0)
+
+    def index_offset(self, array_slot: Slot) -> int:
+        """K for an array indexed by pid with offset K: element i belongs to pid i + K."""
+        return self.offset(("index", array_slot))
 
 
 class SlotResolver:
@@ -157,6 +177,8 @@ class _Inference:
         self.parent: dict = {}
         self.declared: dict = {}  # slot -> set of declared kinds
         self.pid_sources: set = set()
+        # (slot, K, node): the slot receives `_pid - K`, K != 0 (its class holds shifted pids)
+        self.offset_sources: list[tuple[Slot, int, ast.Node]] = []
         self.arith: list[tuple[Slot | None, ast.Node, str]] = []
         self.chan_fields: dict = {}  # chan slot -> set of message-field indices
 
@@ -228,6 +250,15 @@ class _Inference:
     def flow(self, target_slot, value, owner) -> None:
         """``value`` is stored in ``target_slot``."""
         self.union(target_slot, self.value_slot(value, owner))
+        self.shifted(target_slot, value)
+
+    def shifted(self, slot, expr) -> bool:
+        """When ``expr`` is ``_pid - K`` (K != 0), ``slot`` holds pids with offset K."""
+        offset = pid_offset(expr, self.model.mtypes)
+        if slot is None or offset is None or offset == 0:
+            return False
+        self.offset_sources.append((slot, offset, expr))
+        return True
 
     def value_slot(self, expr, owner):
         """The slot whose class the value of ``expr`` belongs to, when it is a plain copy;
@@ -322,9 +353,10 @@ class _Inference:
             case ast.Assign():
                 target = self.resolve.slot(node.target, owner)
                 self.flow(target, node.value, owner)
-                if isinstance(node.value, (ast.BinOp, ast.UnOp)):
+                if isinstance(node.value, (ast.BinOp, ast.UnOp)) and not self.is_shift(node.value):
                     # The target holds the result of arithmetic: taint it if it is a pid or a
-                    # channel, unless the expression is built from _pid and constants alone.
+                    # channel, unless the expression is built from _pid and constants alone
+                    # (`_pid - K` gives it an offset instead, see flow).
                     if not is_pid_constant(node.value):
                         self.arith.append((target, node, "is assigned the result of arithmetic"))
                     elif uses_pid(node.value):
@@ -403,9 +435,10 @@ class _Inference:
                     a = self.value_slot(e.left, owner)
                     b = self.value_slot(e.right, owner)
                     self.union(a, b)
-                    if a is None and is_pid_constant(e.left) and uses_pid(e.left):
+                    if a is None and not self.shifted(b, e.left) and is_pid_constant(e.left) and uses_pid(e.left):
                         self.pid_sources.add(b)
-                    if b is None and is_pid_constant(e.right) and uses_pid(e.right):
+                    if b is None and not self.shifted(a, e.right) and is_pid_constant(e.right) \
+                            and uses_pid(e.right):
                         self.pid_sources.add(a)
                 elif e.op in _ARITH:
                     self.arith_operands(e, owner)
@@ -474,9 +507,14 @@ class _Inference:
         if array_slot is not None:
             index_slot = self.value_slot(index, owner)
             self.union(("index", array_slot), index_slot)
-            if index_slot is None and uses_pid(index) and is_pid_constant(index):
+            if index_slot is None and not self.shifted(("index", array_slot), index) \
+                    and uses_pid(index) and is_pid_constant(index):
                 self.pid_sources.add(("index", array_slot))
         self.expr(index, owner)
+
+    def is_shift(self, expr) -> bool:
+        offset = pid_offset(expr, self.model.mtypes)
+        return offset is not None and offset != 0
 
     def declare_chan(self, slot) -> None:
         if slot is not None:
@@ -531,14 +569,32 @@ class _Inference:
         for slot in self.pid_sources:
             if slot is not None:
                 kinds.setdefault(self.find(slot), set()).add(PID)
+        # The offsets each class receives: 0 from plain pids, K from `_pid - K`.
+        offsets: dict = {}
+        for root, found in kinds.items():
+            if PID in found:
+                offsets.setdefault(root, {})[0] = None
+        for slot, offset, node in self.offset_sources:
+            root = self.find(slot)
+            kinds.setdefault(root, set()).add(PID)
+            offsets.setdefault(root, {}).setdefault(offset, node)
         kind_of_root: dict = {}
-        info = TypeInfo(kind_of_root, self.parent)
+        offset_of_root: dict = {}
+        info = TypeInfo(kind_of_root, self.parent, offset_of_root=offset_of_root)
         for root, found in kinds.items():
             if PID in found and CHAN in found:
                 kind_of_root[root] = CHAN
                 info.taints.append(Taint(root, None, "holds both process ids and channels"))
             else:
                 kind_of_root[root] = PID if PID in found else CHAN
+            seen = offsets.get(root, {})
+            if kind_of_root[root] == PID and len(seen) > 1:
+                where = next((n for k, n in seen.items() if k != 0), None)
+                names = ", ".join("0 (plain pids)" if k == 0 else str(k) for k in sorted(seen))
+                info.taints.append(Taint(root, where, f"with different offsets ({names}): "
+                                                     "no one renaming fits all its values"))
+            elif kind_of_root[root] == PID and seen:
+                offset_of_root[root] = next(iter(seen))
         for slot, node, why in self.arith:
             if slot is not None and info.kind(slot) in (PID, CHAN):
                 info.taints.append(Taint(slot, node, why))
@@ -548,6 +604,17 @@ class _Inference:
 def uses_pid(expr) -> bool:
     """Whether ``expr`` reads ``_pid``."""
     return any(isinstance(n, ast.VarRef) and n.name == "_pid" for n in expr.walk())
+
+
+def pid_offset(expr, names: dict[str, int] | None = None) -> int | None:
+    """K when ``expr`` is ``_pid - K`` with K a constant (``names``: mtype names); 0 for
+    ``_pid`` itself; else None."""
+    if isinstance(expr, ast.VarRef) and expr.name == "_pid" and expr.index is None and expr.field is None:
+        return 0
+    if isinstance(expr, ast.BinOp) and expr.op == "-" and pid_offset(expr.left, names) == 0 \
+            and not uses_pid(expr.right):
+        return constant_value(expr.right, names)
+    return None
 
 
 def is_pid_constant(expr) -> bool:

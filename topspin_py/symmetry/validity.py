@@ -14,7 +14,12 @@ commutes with it.  The check shows this on the text:
    (after folding ``#define``, mtype names and arithmetic: ``2 - 1``, ``N - 1``) is renamed to
    its image, a value of kind PID is left to the canonicaliser, an expression of ``_pid`` and
    constants is evaluated for every process and must commute with alpha; **anything else is
-   not understood, and alpha is rejected** if it moves what that place could name.  The same
+   not understood, and alpha is rejected** if it moves what that place could name.  A place
+   whose values are pids with an offset K (types.py: ``x = _pid - K``, ``flag[_pid - 1]``) is
+   a context of its own, written ``pid-K``: there a constant c is renamed to alpha(c + K) - K
+   when c + K is a pid (255, "nobody", stays 255), an expression of ``_pid`` and constants must
+   give alpha(v + K) - K for the image process, and a plain pid or another offset does not fit
+   (a rejection).  The same
    holds for channels, and in a DATA context a pid or channel value is a rejection too (a
    permutation does not commute with ``x + 1`` or ``x < y``).  So a flow that type inference
    missed costs symmetry, never soundness.  Every node kind is dispatched explicitly
@@ -30,10 +35,13 @@ commutes with it.  The check shows this on the text:
    options are compared in order, so each must be mapped to itself.  Run statements are checked
    instance by instance (``check_processes``).
 3. **The state's shape.**  Arrays indexed by pid cover every moved pid (a bad index must be bad
-   for the image too) and are not inside a typedef (the canonicaliser does not permute those);
-   every place holding pids or channel ids is wide enough for every moved value; processes
+   for the image too; with offset K, element p - K of every moved p) and are not inside a
+   typedef (the canonicaliser does not permute those);
+   every place holding pids or channel ids is wide enough for every moved value (p - K for an
+   offset K, never below 0); processes
    that can terminate are never moved (SPIN removes them in reverse pid order); pid 0 is never
-   moved when a local variable holds pids (SPIN resets dead locals to 0); a global declared as
+   moved when a local variable holds pids (SPIN resets dead locals to 0; pid K for a local
+   holding pids with offset K); a global declared as
    a channel (``chan q = ...``), whose references are renamed in the text and whose value is
    never renamed, is never written when its channels move; arrays indexed by channel ids are
    not permuted by the canonicaliser, so channels do not move when there is one.
@@ -54,7 +62,7 @@ from ..errors import SourcePos
 from ..promela import ast
 from ..promela.model import INIT, Model, constant_value
 from ..promela.printer import print_expr, print_formula, print_stmt, print_unit
-from .types import CHAN, DATA, PID, PID_BUILTINS, TypeInfo
+from .types import CHAN, DATA, PID, PID_BUILTINS, TypeInfo, pid_offset
 
 TRUTH, OUTPUT = "truth", "output"
 
@@ -65,6 +73,36 @@ _SHORT_CIRCUIT = {"&&", "||"}
 _DATA_NAMES = frozenset({"_nr_pr", "timeout", "np_", "_"})
 _CONTEXT_NAMES = {PID: "a pid", CHAN: "a channel id", DATA: "data", TRUTH: "a condition", OUTPUT: "output"}
 _KIND_NAMES = {PID: "holds a pid", CHAN: "holds a channel id", DATA: "holds data"}
+
+
+def shifted(offset: int) -> str:
+    """The kind (and context) of pids with offset K, whose value v denotes pid v + K: PID for
+    K = 0, else ``pid-K`` (``pid+K`` for a negative K)."""
+    return PID if offset == 0 else f"{PID}{-offset:+d}"
+
+
+def offset_of(kind) -> int | None:
+    """K for a kind made by :func:`shifted`, None for a kind that holds no pids."""
+    if kind == PID:
+        return 0
+    if isinstance(kind, str) and kind.startswith(PID) and kind[len(PID):len(PID) + 1] in ("+", "-") \
+            and kind[len(PID) + 1:].isdigit():
+        return -int(kind[len(PID):])
+    return None
+
+
+def _kind_name(kind) -> str:
+    offset = offset_of(kind)
+    if offset:
+        return f"holds a pid with offset {offset}"
+    return _KIND_NAMES.get(kind, kind)
+
+
+def _context_name(context) -> str:
+    offset = offset_of(context)
+    if offset:
+        return f"a pid with offset {offset}"
+    return _CONTEXT_NAMES[context]
 
 
 @dataclass(frozen=True)
@@ -172,6 +210,7 @@ class PidIndexedArray:
     size: int
     in_typedef: bool
     pos: SourcePos | None
+    offset: int = 0  # element i belongs to pid i + offset
 
 
 @dataclass(frozen=True)
@@ -183,6 +222,7 @@ class ValuePlace:
     kind: str
     largest: int
     pos: SourcePos | None
+    offset: int = 0  # a pid p is held as p - offset
 
 
 class Checker:
@@ -215,8 +255,10 @@ class Checker:
             self.terminating.add(INIT)
         # Locals that hold pids, directly or in a typedef's field (SPIN resets dead locals).
         self.pid_locals = [
-            v for owner, vars_ in model.locals.items() for v in vars_
-            if types.kind(("local", owner, v.name)) == PID or PID in self._typedef_kinds(v.type.name, set())
+            (v, offset) for owner, vars_ in model.locals.items() for v in vars_
+            for offset in sorted(({types.offset(("local", owner, v.name))}
+                                  if types.kind(("local", owner, v.name)) == PID else set())
+                                 | self._typedef_offsets(v.type.name, set()))
         ]
         self.pid_arrays = self._pid_indexed_arrays()
         self.chan_indexed = self._chan_indexed_arrays()
@@ -238,11 +280,13 @@ class Checker:
         found = []
         for var in self.model.globals:
             if var.size is not None and self.types.index_kind(("global", var.name)) == PID:
-                found.append(PidIndexedArray(var.name, var.size, False, var.pos))
+                found.append(PidIndexedArray(var.name, var.size, False, var.pos,
+                                             self.types.index_offset(("global", var.name))))
         for owner, vars_ in self.model.locals.items():
             for var in vars_:
                 if var.size is not None and self.types.index_kind(("local", owner, var.name)) == PID:
-                    found.append(PidIndexedArray(f"{var.name} of {owner}", var.size, False, var.pos))
+                    found.append(PidIndexedArray(f"{var.name} of {owner}", var.size, False, var.pos,
+                                                 self.types.index_offset(("local", owner, var.name))))
         for typedef in self.model.typedefs.values():
             for decl in typedef.fields:
                 for var in decl.vars:
@@ -275,7 +319,7 @@ class Checker:
         def add(name: str, slot: tuple, typename: str, bits: int | None, pos) -> None:
             kind = self.types.kind(slot)
             if kind in (PID, CHAN):
-                places.append(ValuePlace(name, kind, _largest_value(typename, bits), pos))
+                places.append(ValuePlace(name, kind, _largest_value(typename, bits), pos, self.types.offset(slot)))
 
         def add_channel(slot: tuple, init: ast.ChanInit, name: str, pos) -> None:
             for i, ftype in enumerate(init.fields):
@@ -354,6 +398,29 @@ class Checker:
                     kinds.add(kind)
             kinds |= self._typedef_kinds(decl.type.name, seen)
         return kinds
+
+    def _typedef_offsets(self, name: str, seen: set[str]) -> set[int]:
+        """The offsets of the pids held anywhere inside typedef ``name``."""
+        typedef = self.model.typedefs.get(name)
+        if typedef is None or name in seen:
+            return set()
+        seen.add(name)
+        offsets = set()
+        for decl in typedef.fields:
+            for var in decl.vars:
+                if self.types.kind(("field", name, var.name)) == PID:
+                    offsets.add(self.types.offset(("field", name, var.name)))
+            offsets |= self._typedef_offsets(decl.type.name, seen)
+        return offsets
+
+    def slot_kind(self, slot) -> str:
+        """The kind of ``slot`` as a context: pids with an offset are ``shifted(K)``."""
+        kind = self.types.kind(slot)
+        return shifted(self.types.offset(slot)) if kind == PID else kind
+
+    def index_context(self, array_slot) -> str:
+        kind = self.types.index_kind(array_slot)
+        return shifted(self.types.index_offset(array_slot)) if kind == PID else kind
 
     def _written_static_channels(self) -> dict[str, SourcePos | None]:
         """Globals declared as channels that the program writes: their value is then not
@@ -447,17 +514,18 @@ class Checker:
                     body.pos if body is not None else pa.pos))
             params = [v for v in self.model.locals.get(pa.proctype, []) if v.is_param]
             for param, arg_a, arg_b in zip(params, pa.args, pb.args):
-                kind = self.types.kind(("local", pa.proctype, param.name))
+                kind = self.slot_kind(("local", pa.proctype, param.name))
                 mapped = self.expr(arg_a, INIT, kind, alpha)
                 if _normal(mapped) != _normal(arg_b):
                     raise _Invalid(Rejection(
                         f"run arguments differ: pid {a} gets {param.name} = {print_expr(arg_a)}, "
                         f"pid {b} gets {print_expr(arg_b)}", pb.pos))
-        if alpha.pid(0) != 0 and 0 in self.pids and self.pid_locals:
-            var = self.pid_locals[0]
-            raise _Invalid(Rejection(
-                f"pid 0 would move, but the local '{var.name}' holds pids and SPIN resets dead "
-                f"local variables to 0, which is also pid 0", var.pos))
+        for var, offset in self.pid_locals:
+            if alpha.pid(offset) != offset and offset in self.pids:
+                held = "pids" if offset == 0 else f"pids with offset {offset}"
+                raise _Invalid(Rejection(
+                    f"pid {offset} would move, but the local '{var.name}' holds {held} and SPIN "
+                    f"resets dead local variables to 0, which is also pid {offset}", var.pos))
 
     def check_channels(self, alpha: Alpha) -> None:
         by_id = self.channel_by_id
@@ -491,22 +559,32 @@ class Checker:
         moved_pids = [p for p, _ in alpha.pids]
         moved_chans = [c for c, _ in alpha.chans]
         if moved_pids:
-            top = max(moved_pids)
             for array in self.pid_arrays:
                 if array.in_typedef:
                     raise _Invalid(Rejection(
                         f"'{array.name}' is an array inside a typedef indexed by pid, which the "
                         "canonicaliser does not permute", array.pos))
-                if top >= array.size:
+                outside = [p for p in moved_pids if not 0 <= p - array.offset < array.size]
+                if outside and array.offset == 0:
                     raise _Invalid(Rejection(
                         f"'{array.name}' is indexed by pid but has {array.size} elements, so pid "
-                        f"{top} is out of its bounds while its image may not be", array.pos))
+                        f"{max(outside)} is out of its bounds while its image may not be", array.pos))
+                if outside:
+                    raise _Invalid(Rejection(
+                        f"'{array.name}' is indexed by pid - {array.offset} but has {array.size} "
+                        f"elements, so pid {outside[0]} (index {outside[0] - array.offset}) is out of "
+                        "its bounds while its image may not be", array.pos))
         for place in self.value_places:
             moved = moved_pids if place.kind == PID else moved_chans
-            if moved and max(moved) > place.largest:
+            if moved and max(moved) - place.offset > place.largest:
                 raise _Invalid(Rejection(
                     f"'{place.name}' holds {'pids' if place.kind == PID else 'channel ids'} but its "
-                    f"type stops at {place.largest}, so {max(moved)} would be truncated", place.pos))
+                    f"type stops at {place.largest}, so {max(moved) - place.offset} would be truncated",
+                    place.pos))
+            if moved and min(moved) - place.offset < 0:
+                raise _Invalid(Rejection(
+                    f"'{place.name}' holds pids with offset {place.offset}, so pid {min(moved)} would "
+                    f"be held as {min(moved) - place.offset}, below 0", place.pos))
         for name, kind, pos in self.structured_messages:
             if (moved_pids if kind == PID else moved_chans):
                 raise _Invalid(Rejection(
@@ -520,14 +598,15 @@ class Checker:
 
     # ------------------------------------------------------------------ rejections
     def reject(self, alpha, reason: str, node, pids: bool = False, chans: bool = False,
-               proctype: str | None = None, pid_zero: bool = False) -> None:
+               proctype: str | None = None, pid_zero: bool = False, zero_names: int = 0) -> None:
         """Reject ``alpha`` if it moves what the place at ``node`` could name: any pid
-        (``pids``), a process of ``proctype``, any channel (``chans``), or pid 0."""
+        (``pids``), a process of ``proctype``, any channel (``chans``), or the pid that 0
+        names (``pid_zero``: pid ``zero_names``, 0 unless the place holds pids with an offset)."""
         if alpha is None or isinstance(alpha, Tokenizer):
             return
         moves = (pids and alpha.moves_pids()) or (chans and alpha.moves_chans()) \
             or (proctype is not None and any(alpha.pid(p) != p for p in self.instances.get(proctype, []))) \
-            or (pid_zero and 0 in self.pids and alpha.pid(0) != 0)
+            or (pid_zero and zero_names in self.pids and alpha.pid(zero_names) != zero_names)
         if moves:
             raise _Invalid(Rejection(reason, getattr(node, "pos", None)))
 
@@ -536,14 +615,16 @@ class Checker:
         if context == OUTPUT or kind == context:
             return
         if context == TRUTH:
-            if kind == PID:
-                self.reject(alpha, f"'{print_expr(node)}' holds a pid and is used as a condition, "
-                                   "which compares it with 0, pid 0", node, pid_zero=True)
+            offset = offset_of(kind)
+            if offset is not None:
+                self.reject(alpha, f"'{print_expr(node)}' {_kind_name(kind)} and is used as a condition, "
+                                   f"which compares it with 0, pid {offset}", node, pid_zero=True,
+                            zero_names=offset)
             return
         involved = {kind, context}
-        self.reject(alpha, f"'{print_expr(node)}' {_KIND_NAMES.get(kind, kind)} but stands where "
-                           f"{_CONTEXT_NAMES[context]} is meant", node,
-                    pids=PID in involved, chans=CHAN in involved)
+        self.reject(alpha, f"'{print_expr(node)}' {_kind_name(kind)} but stands where "
+                           f"{_context_name(context)} is meant", node,
+                    pids=any(offset_of(k) is not None for k in involved), chans=CHAN in involved)
 
     # ------------------------------------------------------------------ regions, for nauty
     def occurrence_regions(self) -> list[tuple[tuple, list[tuple[tuple[str, int], str]]]]:
@@ -685,7 +766,7 @@ class Checker:
                 slot = ("local", owner, var.name) if owner else ("global", var.name)
             init = var.init
             if init is not None and not isinstance(init, ast.ChanInit):
-                init = self.expr(init, owner, self.types.kind(slot), alpha)
+                init = self.expr(init, owner, self.slot_kind(slot), alpha)
             new_vars.append(_rebuilt(var, init=init))
         return _rebuilt(decl, vars=new_vars)
 
@@ -793,7 +874,7 @@ class Checker:
         if isinstance(target, ast.VarRef) and target.name in self.static_channel_vars \
                 and self.resolve.variable(target.name, owner)[1] == ("global", target.name):
             return CHAN
-        return self.types.kind(self.resolve.slot(target, owner))
+        return self.slot_kind(self.resolve.slot(target, owner))
 
     def check_sorted_send(self, node, owner, alpha) -> None:
         """`!!` keeps messages sorted by value: renaming pids or channels reorders them."""
@@ -809,7 +890,7 @@ class Checker:
         chan_slot = self.resolve.slot(chan_ref, owner)
         result = []
         for i, arg in enumerate(args):
-            kind = self.types.kind(("msg", chan_slot, i)) if chan_slot is not None else DATA
+            kind = self.slot_kind(("msg", chan_slot, i)) if chan_slot is not None else DATA
             result.append(self.expr(arg, owner, kind, alpha))
         return result
 
@@ -855,7 +936,7 @@ class Checker:
             case ast.Run():
                 self.consistent(PID, context, e, alpha)
                 params = [v for v in self.model.locals.get(e.proctype, []) if v.is_param]
-                args = [self.expr(a, owner, self.types.kind(("local", e.proctype, p.name)), alpha)
+                args = [self.expr(a, owner, self.slot_kind(("local", e.proctype, p.name)), alpha)
                         for a, p in zip(e.args, params)]
                 return _rebuilt(e, args=args)
             case ast.Poll():
@@ -866,7 +947,7 @@ class Checker:
                 self.consistent(DATA, context, e, alpha)
                 return _rebuilt(e, index=self.remote_index(e, owner, alpha))
             case ast.RemoteVar():
-                kind = self.types.kind(self.resolve.slot(e, None))
+                kind = self.slot_kind(self.resolve.slot(e, None))
                 self.consistent(kind, context, e, alpha)
                 index = self.remote_index(e, owner, alpha)
                 return _rebuilt(e, index=index, var=self.varref(e.var, e.proctype, kind, alpha))
@@ -891,8 +972,12 @@ class Checker:
         if e.op in ("==", "!="):
             # A comparison is read in the kind of its operands: `_pid == 1` compares pids,
             # so the literal is renamed (the seed's pid context).
-            kinds = {self.kind_of(e.left, owner), self.kind_of(e.right, owner)}
-            side = PID if PID in kinds else CHAN if CHAN in kinds else DATA
+            # A side computed from _pid alone (`_pid - 1`) fits pids of any offset: it takes the
+            # other side's (and is evaluated per process there).
+            kinds = {self.kind_of(x, owner) for x in (e.left, e.right) if not self.pid_computed(x)}
+            pidish = sorted(k for k in kinds if k is not None and offset_of(k) is not None)
+            computed = any(self.pid_computed(x) for x in (e.left, e.right))
+            side = pidish[0] if pidish else PID if computed else CHAN if CHAN in kinds else DATA
         elif e.op in _SHORT_CIRCUIT:
             side = TRUTH
         else:
@@ -901,7 +986,12 @@ class Checker:
 
     def constant(self, node, value, context: str, alpha):
         """A constant (folded) read in ``context``: a pid or channel id is renamed."""
-        if context == PID and value in self.pids:
+        offset = offset_of(context)
+        if offset and value + offset in self.pids:
+            if isinstance(alpha, Tokenizer):
+                return ast.Const(value=alpha.pid(value + offset), pos=getattr(node, "pos", None))
+            image = alpha.pid(value + offset) - offset
+        elif context == PID and value in self.pids:
             image = alpha.pid(value)
         elif context == CHAN and value in self.chan_ids:
             image = alpha.chan(value)
@@ -943,7 +1033,7 @@ class Checker:
             return self.channel_ref(ref, owner, context, alpha)
         if var.owner is None and name in self.constants and ref.index is None and ref.field is None:
             return self.constant(ref, self.constants[name], context, alpha)
-        kind = self.types.kind(self.resolve.slot(ref, owner))
+        kind = self.slot_kind(self.resolve.slot(ref, owner))
         self.consistent(kind, context, ref, alpha)
         index = ref.index
         if index is not None:
@@ -955,7 +1045,7 @@ class Checker:
 
     def index(self, array_slot, index, owner, alpha):
         """An array index, read in the kind of the array's index class."""
-        context = self.types.index_kind(array_slot) if array_slot is not None else DATA
+        context = self.index_context(array_slot) if array_slot is not None else DATA
         if context == CHAN:
             self.reject(alpha, f"'{print_expr(index)}' indexes an array by channel ids, which the "
                                "canonicaliser does not permute", index, chans=True)
@@ -991,7 +1081,7 @@ class Checker:
             if isinstance(alpha, Alpha) and any(alpha.chan(c.id) != c.id for c in members):
                 raise _Invalid(Rejection(f"channel array '{ref.name}' is indexed by pid, so its "
                                          "elements move with the pids and its channels cannot move", ref.pos))
-            return _rebuilt(ref, index=self.expr(ref.index, owner, PID, alpha))
+            return _rebuilt(ref, index=self.expr(ref.index, owner, self.index_context(("global", ref.name)), alpha))
         if ref.index is None:
             name = ref.name
         else:
@@ -1038,16 +1128,17 @@ class Checker:
                 return PID if e.name == "_last" else DATA
             if var.owner is None and e.name in self.static_channel_vars:
                 return CHAN
-            return self.types.kind(self.resolve.slot(e, owner))
+            return self.slot_kind(self.resolve.slot(e, owner))
         if isinstance(e, ast.RemoteVar):
-            return self.types.kind(self.resolve.slot(e, None))
+            return self.slot_kind(self.resolve.slot(e, None))
         if isinstance(e, ast.Run):
             return PID
         if self.pid_computed(e):
             return PID
         if isinstance(e, ast.CondExpr):
             kinds = {self.kind_of(e.then, owner), self.kind_of(e.other, owner)} - {None}
-            return PID if PID in kinds else CHAN if CHAN in kinds else DATA if kinds else None
+            pidish = sorted(k for k in kinds if k is not None and offset_of(k) is not None)
+            return pidish[0] if pidish else CHAN if CHAN in kinds else DATA if kinds else None
         if isinstance(e, ast.Eval):
             return self.kind_of(e.expr, owner)
         return DATA
@@ -1100,8 +1191,11 @@ class Checker:
             value_q = constant_value(e, {**self.constants, "_pid": q})
             if value_p is None or value_q is None:
                 raise _Invalid(Rejection(f"'{print_expr(e)}' cannot be evaluated for each process", e.pos))
-            if context == PID:
-                expected = alpha.pid(value_p) if value_p in self.pids else value_p
+            offset = offset_of(context)
+            if offset is not None:
+                # pids with offset K: v names pid v + K (plain pids: K = 0)
+                named = value_p + offset
+                expected = alpha.pid(named) - offset if named in self.pids else value_p
                 same = value_q == expected
             elif context == TRUTH:
                 same = bool(value_q) == bool(value_p)
@@ -1369,13 +1463,13 @@ def _literal_value(node, constants: dict[str, int] | None = None) -> int | None:
 def _may_fail(node, constants: dict[str, int] | None = None) -> bool:
     """Whether evaluating ``node`` can raise an error (an array index, a remote reference, a
     division): then ``a && b`` and ``b && a`` differ in which errors they raise.  An index
-    that is a constant (after folding ``constants``) or ``_pid`` does not count: a constant is
-    in bounds or out of them for every process, and ``_pid`` indexes an array indexed by pid,
-    which covers every pid a valid permutation moves (Checker.check_state_shape)."""
+    that is a constant (after folding ``constants``), ``_pid`` or ``_pid - K`` does not count: a
+    constant is in bounds or out of them for every process, and ``_pid - K`` indexes an array
+    indexed by pid with offset K (types.py), which covers every pid a valid permutation moves
+    (Checker.check_state_shape)."""
     for n in node.walk():
         if isinstance(n, ast.VarRef) and n.index is not None and not isinstance(n.index, ast.Const) \
-                and not (isinstance(n.index, ast.VarRef) and n.index.name == "_pid"
-                         and n.index.index is None and n.index.field is None) \
+                and pid_offset(n.index, constants) is None \
                 and _literal_value(n.index, constants) is None:
             return True
         if isinstance(n, (ast.RemoteVar, ast.RemoteLabel, ast.Run, ast.Builtin, ast.CExpr)):
