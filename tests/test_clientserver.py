@@ -105,3 +105,27 @@ def test_exact_orbit_counts(tmp_path: Path, size):
     order = len(O.group(view))
     assert orbits == ORBITS[size]
     assert len(space.records) <= orbits * order
+
+
+# The pseudo-sort of tests/pseudosort_reference.py, simulated over plain pan's state graph
+# (tests/pseudosort_simulation.py): whatever the declaration order and the search order, both
+# readings of "reduce each new state" must meet every orbit (soundness) and store at least the
+# exact number of orbits and at most the images of reachable states.
+def test_pseudo_sort_reduction_meets_every_orbit(tmp_path: Path):
+    import pseudosort_simulation as P
+
+    g = P.setup(2, 2, tmp_path)
+    elements = O.group(g.view)
+    orbit_of = {}
+    for node, state in enumerate(g.states):
+        orbit_of[node] = min(O.image(g.view, state, sigma, tau) for sigma, tau in elements)
+    orbits = set(orbit_of.values())
+    assert len(orbits) == ORBITS[2, 2]
+    for client_first in (True, False):
+        for server_first in (True, False):
+            f = P.representatives(g, client_first, server_first)
+            assert all(orbit_of[f[n]] == orbit_of[n] for n in orbit_of)  # f stays in the orbit
+            for stored in (P.continue_from_rep(g, f), P.store_rep_continue_state(g, f),
+                           P.store_rep_continue_state(g, f, seed=1)):
+                assert {orbit_of[n] for n in stored} == orbits
+                assert len(orbits) <= len(stored) <= len(set(f)) <= len(g.states)
