@@ -43,7 +43,7 @@ The sort
 --------
 The paper says "a classical sorting algorithm, like quick sort" without fixing one, and the
 result depends on it (tests/test_pseudosort_reference.py shows a state where two sorts
-disagree).  :data:`SORTS` offers three, each of which performs a bounded number of comparisons
+disagree).  :data:`SORTS` offers four, each of which performs a bounded number of comparisons
 and exchanges whatever the renaming does (the paper's warning: a loop "until sorted" need not
 terminate):
 
@@ -52,6 +52,13 @@ terminate):
 * ``selection``: for i = 0..n-2, find the least tuple among positions i..n-1 (first one on ties)
   and exchange it with position i if it is not i.  At most n-1 exchanges.
 * ``bubble``: n-1 passes over j = 0..n-2, exchanging j, j+1 when tuple j > tuple j+1.
+* ``quicksort``: Lomuto partition of positions lo..hi around the tuple at hi (compared where
+  it is, as it is at each comparison), then the two sides; every loop runs over fixed bounds.
+
+The paper cites Knuth vol. 3, pp. 114-123: Algorithm Q (quicksort), which sorts subfiles of at
+most M records (M about 9) by straight insertion at the end.  For the paper's n <= 5 that is
+straight insertion of the whole file, i.e. ``insertion`` here (with adjacent exchanges in place
+of Knuth's record moves, which the renaming requires); that is why it is the default.
 
 Comparison is ``Compare_i(k, l)``: tuple k <= tuple l, read at the moment of comparison (after
 every renaming so far).
@@ -241,8 +248,26 @@ def _bubble(s: _Sorter) -> None:
                 s.exch(j, j + 1)
 
 
+def _quicksort(s: _Sorter) -> None:
+    def sort(lo: int, hi: int) -> None:
+        if lo >= hi:
+            return
+        i = lo
+        for j in range(lo, hi):
+            if s.le(j, hi):
+                if i != j:
+                    s.exch(i, j)
+                i += 1
+        if i != hi:
+            s.exch(i, hi)
+        sort(lo, i - 1)
+        sort(i + 1, hi)
+
+    sort(0, s.n() - 1)
+
+
 SORTS: dict[str, Callable[[_Sorter], None]] = {
-    "insertion": _insertion, "selection": _selection, "bubble": _bubble}
+    "insertion": _insertion, "selection": _selection, "bubble": _bubble, "quicksort": _quicksort}
 
 
 def pseudo_sort(schema: Schema, state: State, enc: Encoding = PRODUCT, algorithm: str = "insertion",

@@ -7,6 +7,8 @@ from it, as the comments say; none comes from running the reference.
 
 from __future__ import annotations
 
+import itertools
+
 import pseudosort_reference as R
 import pytest
 
@@ -62,6 +64,9 @@ def test_result_depends_on_the_sort():
     # fine, j=1: (3,2,1) > (2,1,1) -> exch 1,2 -> 0,3,4|3,1,1|2,2,1 (the renaming undoes it).
     assert R.pseudo_sort(A, NON_SORTABLE, R.PAPER, "insertion").procs == (((0, 3, 4), (3, 2, 1), (2, 1, 1)),)
     assert R.pseudo_sort(A, NON_SORTABLE, R.PAPER, "bubble").procs == (((0, 3, 4), (3, 1, 1), (2, 2, 1)),)
+    # quicksort (Lomuto, pivot at 2 = (1,2,1)): j=0: (3,1,1) > pivot; j=1: (0,3,4) <= pivot ->
+    # exch 0,1 -> 0,3,4|3,1,1|2,2,1 (i=1); pivot to 1: exch 1,2 -> 0,3,4|3,2,1|2,1,1.
+    assert R.pseudo_sort(A, NON_SORTABLE, R.PAPER, "quicksort").procs == (((0, 3, 4), (3, 2, 1), (2, 1, 1)),)
 
 
 @pytest.mark.parametrize("algorithm", sorted(R.SORTS))
@@ -138,3 +143,19 @@ def test_schema_rejects_nonsense():
         R.Schema((R.ProcType("A", 2, {2: "A"}),))
     with pytest.raises(ValueError):
         R.make_state(A, [[(1, 2)]])
+
+
+@pytest.mark.parametrize("algorithm", sorted(R.SORTS))
+def test_pseudo_sort_stays_in_the_orbit_and_fixes_sorted_states(algorithm: str):
+    # Every state of a small client/server schema (2 + 2 processes, tuples (ref, v), refs
+    # 0-based or 255): the result is an image of the state (only exchanges are applied), and a
+    # state already sorted on every proctype is left alone (each sort exchanges only tuples
+    # out of order: by hand from the four loops).
+    schema = R.Schema((R.ProcType("C", 2, {0: "S"}), R.ProcType("S", 2, {0: "C"})))
+    values = [(r, v) for r in (0, 1, 255) for v in (0, 1)]
+    for c0, c1, s0, s1 in itertools.product(values, repeat=4):
+        state = R.make_state(schema, [[c0, c1], [s0, s1]])
+        result = R.pseudo_sort(schema, state, R.PRODUCT, algorithm)
+        assert result in R.orbit(schema, state, R.PRODUCT)
+        if R.is_sorted(state):
+            assert result == state
