@@ -825,3 +825,148 @@ TABLE2: list[Config] = [
 # and the coset search adds (4 6)(lb1 lb3)(7 11)(cl1 cl5)(8 12)(cl2 cl6).
 FIG6 = Config("load balancer (Fig. 6)", "load_balancer_fig6", (), 288, 24, 48,
               ("288", "24", "48"))
+
+
+# ------------------------------------------------------------ client/server of seed 003
+
+
+UNDEF_REF = 255  # _undef_ref in plain Promela: never a lid (0..n-1), never renamed
+
+
+def _cs_check(n_clients: int, n_servers: int) -> None:
+    if n_clients < 1 or n_servers < 1:
+        raise ValueError("the client/server model needs at least one client and one server")
+    if max(n_clients, n_servers) >= UNDEF_REF:
+        raise ValueError(f"lids must stay below the undefined reference {UNDEF_REF}")
+
+
+def _cs_order(ref: str, others: list[str], ref_first: bool) -> list[str]:
+    return [ref, *others] if ref_first else [*others, ref]
+
+
+def client_server(n_clients: int, n_servers: int, ref_first: bool = True,
+                  server_ref_first: bool | None = None) -> str:
+    """Seed 003's client/server system (Fig. 10, right column: the plain Promela its modified
+    Spin generates), for ``n_clients`` clients and ``n_servers`` servers, desugared by hand.
+
+    A client picks any server (``anyRef``), sends it ``req`` with its own lid, and waits: on
+    ``ack`` it works, then sends ``rel`` and starts again; on ``nack`` it starts again.  A server
+    acks a request when it is free (and becomes busy), nacks it when busy, and becomes free on
+    ``rel``.  :func:`client_server_ext` is the same system in the extended syntax.
+
+    Desugaring (seed 003 section 2.2 and Fig. 10): a ``ref`` is a ``byte`` holding a lid
+    (0..n-1) or :data:`UNDEF_REF`, and ref variables start undefined; ``_lid`` is
+    ``(_pid - K)``, K the pid of the proctype's first instance (clients 0.., servers
+    n_clients..); the public channels ``cliChan``/``serChan`` are global channel arrays indexed
+    by lid; ``anyRef(server)`` is an n_servers-way ``if``.
+
+    The typos of Fig. 10 are fixed as ../shared/notes/seeds-002-004.md section 2.10 lists them:
+    ``serChan`` has one channel per server (Fig. 10 declares 3 for 2 servers); its ref field
+    references clients (it carries the requester's lid); ``cliChan`` gets the second field the
+    servers send (``ack,_lid``: the server's ref) and the clients receive it into ``_``; the
+    constants ``0`` sent in ref fields (``rel,0``, ``nack,0``) are ``_undef_ref``, which is
+    what 0 means in the paper's own 1-based encoding (section 3.2: 0 = undefined); ``_lid`` has
+    its parentheses.
+
+    ``ref_first`` puts the client's ``serv_id`` before its other locals (seed 003 section 4.2,
+    Fig. 6 "ref first"), else after them; ``server_ref_first`` (default: as ``ref_first``)
+    does the same for the server's ``cli``.  In this plain text the client has no other
+    locals (its public channel is global), so only the server's declarations change: the
+    order matters to a canonicaliser that sorts process tuples, not to plain SPIN's count.
+    """
+    _cs_check(n_clients, n_servers)
+    server_ref_first = ref_first if server_ref_first is None else server_ref_first
+    any_server = " ".join(f":: serv_id = {s}" for s in range(n_servers))
+    client_locals = _cs_order(f"byte serv_id = {UNDEF_REF};", [], ref_first)
+    server_locals = _cs_order(f"byte cli = {UNDEF_REF};", ["byte inUse;"], server_ref_first)
+    return f"""mtype = {{ack, nack, rel, req}};
+
+chan cliChan[{n_clients}] = [4] of {{mtype, byte}};  /* public chan of client: {{mtype, ref server}} */
+chan serChan[{n_servers}] = [4] of {{mtype, byte}};  /* public chan of server: {{mtype, ref client}} */
+
+#define _lid (_pid - 0)
+active [{n_clients}] proctype client()
+{{
+{_join(client_locals, '  ')}
+idle:
+  if {any_server} fi;
+  serChan[serv_id]!req(_lid);
+  if
+  :: cliChan[_lid]?ack, _ -> goto work
+  :: cliChan[_lid]?nack, _ -> goto idle
+  fi;
+work:
+  serChan[serv_id]!rel, {UNDEF_REF};
+  goto idle
+}}
+#undef _lid
+
+#define _lid (_pid - {n_clients})
+active [{n_servers}] proctype server()
+{{
+{_join(server_locals, '  ')}
+  do
+  :: serChan[_lid]?req(cli) ->
+     if
+     :: inUse == 0 -> inUse = 1; cliChan[cli]!ack, _lid
+     :: inUse == 1 -> cliChan[cli]!nack, {UNDEF_REF}
+     fi
+  :: serChan[_lid]?rel, _ -> inUse = 0
+  od
+}}
+#undef _lid
+"""
+
+
+def client_server_ext(n_clients: int, n_servers: int, ref_first: bool = True,
+                      server_ref_first: bool | None = None) -> str:
+    """:func:`client_server` in seed 003's extended syntax (Fig. 10, left column, with the
+    same typo fixes): ``ref``, ``public chan``, ``anyRef``, ``_lid``, ``P[r].c``,
+    ``_undef_ref``.  Desugared as section 2.2 says, it is :func:`client_server`'s text (up to
+    layout and comments): the two are written side by side on purpose.
+
+    ``ref_first`` puts ``ref server serv_id`` before the client's ``public chan cliChan`` (as
+    Fig. 10 does) or after it; ``server_ref_first`` (default: as ``ref_first``) puts
+    ``ref client cli`` before or after the server's ``public chan serChan`` and ``inUse``
+    (Fig. 10 declares it last).
+    """
+    _cs_check(n_clients, n_servers)
+    server_ref_first = ref_first if server_ref_first is None else server_ref_first
+    client_locals = _cs_order("ref server serv_id = _undef_ref;",
+                              ["public chan cliChan = [4] of {mtype, ref server};"], ref_first)
+    server_locals = _cs_order("ref client cli = _undef_ref;",
+                              ["public chan serChan = [4] of {mtype, ref client};", "byte inUse;"],
+                              server_ref_first)
+    return f"""mtype = {{ack, nack, rel, req}};
+
+active [{n_clients}] proctype client()
+{{
+{_join(client_locals, '  ')}
+idle:
+  serv_id = anyRef(server);
+  server[serv_id].serChan!req(_lid);
+  if
+  :: cliChan?ack, _ -> goto work
+  :: cliChan?nack, _ -> goto idle
+  fi;
+work:
+  server[serv_id].serChan!rel, _undef_ref;
+  goto idle
+}}
+
+active [{n_servers}] proctype server()
+{{
+{_join(server_locals, '  ')}
+  do
+  :: serChan?req(cli) ->
+     if
+     :: inUse == 0 -> inUse = 1; client[cli].cliChan!ack, _lid
+     :: inUse == 1 -> client[cli].cliChan!nack, _undef_ref
+     fi
+  :: serChan?rel, _ -> inUse = 0
+  od
+}}
+"""
+
+
+GENERATORS.update({f.__name__: f for f in (client_server, client_server_ext)})
