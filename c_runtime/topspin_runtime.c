@@ -54,6 +54,8 @@ topspin_check(ulong saved_vsize)
 	if (topspin_idempotent() && memcmp((char *) &topspin_again, (char *) &now, vsize) != 0)
 	{	topspin_fail("canonicaliser is not idempotent: canonicalising a canonical state changed it");
 	}
+	/* pan stores the first canonical form, as it would without the checks. */
+	memcpy((char *) &now, (char *) &topspin_again, vsize);
 }
 #endif
 

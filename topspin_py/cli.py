@@ -202,7 +202,7 @@ def _run_detect(args: argparse.Namespace) -> int:
 
     model = toolchain.load_model_checked(Path(args.model), args.defines)
     # The same check as verify's: a model spin rejects has no symmetry to speak of.
-    toolchain.check_with_spin(Path(args.model), list(args.defines), model)
+    model = toolchain.check_with_spin(Path(args.model), list(args.defines), model) or model
     if args.group is not None:
         group = group_from_generators(model, read_group_file(args.group))
     else:
@@ -290,7 +290,11 @@ def _run_generate(args: argparse.Namespace) -> int:
     out: Path = args.output
     model_path = Path(args.model)
     defines = [parse_define(define) for define in args.defines]
-    model, group, choice = plan(model_path, defines, args.strategy)
+    # The symmetry of the pan spin writes for the model (whether it resets dead locals),
+    # found before anything is written to the output directory.
+    loaded = toolchain.load_model_checked(model_path, defines)
+    model, group, choice = plan(model_path, defines, args.strategy,
+                                model=toolchain.check_with_spin(model_path, defines, loaded))
     own_build.prepare_generate_dir(out, model_path, args.force, (GENERATED_C, GENERATED_H))
     tools = toolchain.find_toolchain()
     # A model that uses the ref/public extension: spin reads its desugared program.
@@ -340,6 +344,7 @@ def _add_patch(commands) -> None:
 def _run_patch(args: argparse.Namespace) -> int:
     from topspin_py.codegen import own_build
     from topspin_py.errors import UsageError
+    from topspin_py.pan import toolchain
     from topspin_py.pan.claims import model_checked_by
     from topspin_py.pan.flags import parse_define
     from topspin_py.pan.splice import SYM_MACRO
@@ -356,7 +361,8 @@ def _run_patch(args: argparse.Namespace) -> int:
     # The group must respect the claim pan.c checks, which may not be in MODEL (spin -a -N).
     claimed, claims_line = model_checked_by(pan_c.parent, args.model, defines)
     print(claims_line)
-    model, group, choice = plan(args.model, defines, args.strategy, model=claimed)
+    model, group, choice = plan(args.model, defines, args.strategy,
+                                model=toolchain.as_checked_by(claimed, pan_c.parent))
     needed = defines_the_reduction_needs(model, defines)
     for_gcc, model_only = own_build.build_defines(
         defines, own_build.pan_sources(pan_c.parent, start.original))

@@ -143,6 +143,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         stage("spin -a: translating the model into pan.c", None)
         spin_output = toolchain.generate_pan(tools, source, str(model) if desugared is None else str(source),
                                              defines, workdir, spin_args=spin_options.args)
+        loaded = toolchain.as_checked_by(loaded, workdir)   # does this pan reset dead locals?
         # What the model asks pan to check, as spin -run decides it: this needs spin's ltl
         # translations, and it decides which claim and labels constrain the symmetry.
         choice = panflags.choose_search(pan_args, defines, accept_labels(loaded, workdir), options.safety)

@@ -12,6 +12,7 @@ environment, the flags after ours so that they win (``CFLAGS=-O0`` overrides our
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import re
 import select
@@ -133,6 +134,11 @@ def spin_command(toolchain: Toolchain, model: Path, defines: list[str] | tuple[s
     # spin hands -D options to its preprocessor; they go before -a (spin -DN=3 -a m.pml).
     # spin_args: spin's own options (-o3, -f FORMULA, ...), as the user gave them.
     claim = ["-N", str(claim_file.resolve())] if claim_file is not None else []
+    if model.parent.name == DESUGARED_DIR and "-o1" not in spin_args:
+        # Our desugaring of the ref/public extension (spin_source): refs are local ids, and
+        # spin's dataflow optimisation would reset a dead ref to 0, which is instance 0, not
+        # _undef_ref; without the reset a ref keeps what the program gave it, as in seed 003.
+        spin_args = (*spin_args, "-o1")
     return [toolchain.spin, *(f"-D{define}" for define in defines), *spin_args, "-a", *claim,
             str(model.resolve())]
 
@@ -164,15 +170,29 @@ def never_claim_from_ltl(toolchain: Toolchain, formula_args: list[str] | tuple[s
     return completed.stdout
 
 
-def check_with_spin(model: Path, defines, loaded: Model | None = None) -> str:
+def check_with_spin(model: Path, defines, loaded: Model | None = None) -> Model | None:
     """``spin -a`` in a scratch directory, for the commands that need no pan.c but must refuse
     what spin refuses, as verify does (``loaded``: the model's Model, whose desugared program
-    spin is given when it uses the ref/public extension).  Returns spin's output."""
+    spin is given when it uses the ref/public extension).  Returns ``loaded`` as the pan spin
+    wrote checks it (whether it resets dead locals)."""
     tools = find_toolchain()
     with tempfile.TemporaryDirectory(prefix="topspin-check-") as workdir:
         source = spin_source(model, loaded, Path(workdir))
-        return generate_pan(tools, source, str(model) if source == model else str(source),
-                            defines, Path(workdir))
+        generate_pan(tools, source, str(model) if source == model else str(source), defines, Path(workdir))
+        return as_checked_by(loaded, Path(workdir)) if loaded is not None else None
+
+
+def resets_dead_locals(pan_dir: Path) -> bool:
+    """Whether the pan spin wrote into ``pan_dir`` resets dead local variables to 0: spin's
+    dataflow optimisation marks each reset in pan.m with a comment ``/* dead N: x */`` (none
+    with -o1).  Without pan.m we cannot tell, and assume it does."""
+    path = pan_dir / "pan.m"
+    return not path.is_file() or "/* dead " in path.read_text(encoding="latin-1")
+
+
+def as_checked_by(model: Model, pan_dir: Path) -> Model:
+    """``model``, knowing whether the pan in ``pan_dir`` resets dead locals."""
+    return dataclasses.replace(model, resets_dead_locals=resets_dead_locals(pan_dir))
 
 
 def load_model_checked(model: Path, defines, cpp_flags: tuple[str, ...] = ()) -> Model:

@@ -109,6 +109,11 @@ class Model:
     # knows about its refs.  None for a plain program.
     extended: ast.Spec | None = None
     refs: RefKnowledge | None = None
+    # Whether the pan that checks the model resets local variables to 0 where they are dead
+    # (spin's dataflow optimisation, which -o1 turns off): then 0 appears in a local holding
+    # pids whatever the permutation.  True unless the pan.m spin wrote shows no such reset
+    # (toolchain.resets_dead_locals).
+    resets_dead_locals: bool = True
 
     @property
     def spin_text(self) -> str | None:

@@ -41,7 +41,8 @@ commutes with it.  The check shows this on the text:
    offset K, never below 0); processes
    that can terminate are never moved (SPIN removes them in reverse pid order); pid 0 is never
    moved when a local variable holds pids (SPIN resets dead locals to 0; pid K for a local
-   holding pids with offset K); a global declared as
+   holding pids with offset K), unless the pan.m spin wrote resets none (``spin -o1``, as for
+   the desugared ref/public extension: ``Model.resets_dead_locals``); a global declared as
    a channel (``chan q = ...``), whose references are renamed in the text and whose value is
    never renamed, is never written when its channels move; arrays indexed by channel ids are
    not permuted by the canonicaliser, so channels do not move when there is one.
@@ -520,7 +521,7 @@ class Checker:
                     raise _Invalid(Rejection(
                         f"run arguments differ: pid {a} gets {param.name} = {print_expr(arg_a)}, "
                         f"pid {b} gets {print_expr(arg_b)}", pb.pos))
-        for var, offset in self.pid_locals:
+        for var, offset in self.pid_locals if self.model.resets_dead_locals else ():
             if alpha.pid(offset) != offset and offset in self.pids:
                 held = "pids" if offset == 0 else f"pids with offset {offset}"
                 raise _Invalid(Rejection(
@@ -564,7 +565,14 @@ class Checker:
                     raise _Invalid(Rejection(
                         f"'{array.name}' is an array inside a typedef indexed by pid, which the "
                         "canonicaliser does not permute", array.pos))
-                outside = [p for p in moved_pids if not 0 <= p - array.offset < array.size]
+                # With an offset K, an index held in the state is a byte, so it names a pid of
+                # K or more; a pid below K is named only by `_pid - K` in its own process, where
+                # it is out of bounds: so must its image be.
+                self._keep_below_offset(alpha, array.offset, array.name, array.pos)
+                # An index naming a moved pid must be out of bounds exactly when its image is.
+                images = dict(alpha.pids)
+                bounds = range(array.offset, array.offset + array.size)
+                outside = [p for p in moved_pids if p >= array.offset and (p in bounds) != (images[p] in bounds)]
                 if outside and array.offset == 0:
                     raise _Invalid(Rejection(
                         f"'{array.name}' is indexed by pid but has {array.size} elements, so pid "
@@ -576,6 +584,10 @@ class Checker:
                         "its bounds while its image may not be", array.pos))
         for place in self.value_places:
             moved = moved_pids if place.kind == PID else moved_chans
+            if place.kind == PID and place.offset:
+                # A byte holding pid - K names pids of K or more only: those below stay below.
+                self._keep_below_offset(alpha, place.offset, place.name, place.pos)
+                moved = [p for p in moved if p >= place.offset]
             if moved and max(moved) - place.offset > place.largest:
                 raise _Invalid(Rejection(
                     f"'{place.name}' holds {'pids' if place.kind == PID else 'channel ids'} but its "
@@ -595,6 +607,16 @@ class Checker:
             name, pos = self.chan_indexed[0]
             raise _Invalid(Rejection(f"'{name}' is indexed by channel ids, and the canonicaliser "
                                      "does not permute such arrays", pos))
+
+    @staticmethod
+    def _keep_below_offset(alpha: Alpha, offset: int, name: str, pos) -> None:
+        """A place of offset K never names a pid below K: alpha must keep those pids below K,
+        and the others at K or more."""
+        for p, image in alpha.pids:
+            if (p < offset) != (image < offset):
+                raise _Invalid(Rejection(
+                    f"'{name}' holds pids with offset {offset}, which names no pid below {offset}, "
+                    f"but pid {p} would become pid {image}", pos))
 
     # ------------------------------------------------------------------ rejections
     def reject(self, alpha, reason: str, node, pids: bool = False, chans: bool = False,
