@@ -672,7 +672,11 @@ class GroupAction:
 
     def _array_moves(self, P: tuple[int, ...]) -> list:
         moves = []
-        places = [("State", 0, f) for f in self.layout.state_fields if f.pid_indexed]
+        # A global channel array holds its own channels' ids for ever: its channels move (step
+        # 1 of image_key moves their names with them), never its elements as those of an array
+        # indexed by pid.
+        static = {member.split("[")[0] for member in _global_channel_names(self.layout).values()}
+        places = [("State", 0, f) for f in self.layout.state_fields if f.pid_indexed and f.path[0].name not in static]
         for process in self.layout.processes:
             struct, offset = self._slot(process.pid)
             places += [(struct, offset, f) for f in self.layout.proctypes[process.proctype].fields

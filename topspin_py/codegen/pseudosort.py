@@ -7,10 +7,14 @@ with their own clients.  Fig. 3 sorts the instances of each proctype by their *t
 classical sort whose exchange ``Exch_i(k, l)`` swaps two instances and renames every reference
 to them; a node of a tree here is such an instance, or a server with its clients.
 
-* The tuple of a process is its locals and parameters in the order the model declares them
-  (pan.h orders them by type instead), then its own elements of the global arrays indexed by
-  pid (the desugared ``public`` variables of seed 003), then its program counter ``_p``: the
-  paper's ``_state`` comes last.  A node's tuple is that of every process of its subtree, and
+* The tuple of a process is its parameters and locals in the order the model declares them
+  (pan.h orders them by type instead), then its program counter ``_p``: the paper's
+  ``_state`` comes last.  In a model written with the ref/public extension its public
+  variables and channels are in the tuple where they are declared (their elements of the
+  desugared global arrays; a channel by its queue), as in seed 003; in a plain model the
+  process's elements of the global arrays indexed by pid come after its locals.  A ref
+  compares as in the paper, where undefined is 0 and instance i is i + 1: ``_undef_ref``
+  (255) first, then the instances in order.  A node's tuple is that of every process of its subtree, and
   the queues of its channels, in a fixed order.
 * Beyond the paper: a local that holds a pid or a channel id and names a point of its own
   subtree (a client's own mailbox, in a model without the extension) compares by that point's
@@ -34,6 +38,8 @@ from __future__ import annotations
 
 from ..layout.panh import CField
 from ..layout.statevector import CHAN, PID, StateLayout, promela_name
+from ..promela import ast
+from ..promela.model import Model
 from ..symmetry.detect import Group
 from .trees import Node, breadth_first
 
@@ -47,19 +53,21 @@ def pseudosort_context(group: Group, layout: StateLayout, roots: list[Node], n_p
         if process.struct in structs:
             continue
         struct = layout.struct(process.struct)
-        declared = [v.name for v in model.locals.get(process.proctype, [])]
-        names = {f.path[0].name: f.holds for f in layout.proctypes[process.proctype].fields
-                 if f.holds in (PID, CHAN) and len(f.path) == 1}
+        held = {f.path[0].name: (f.holds, f.offset) for f in layout.proctypes[process.proctype].fields
+                if f.holds in (PID, CHAN) and len(f.path) == 1}
         fields = []
-        for name in declared:
+        for name, public in _declared(model, process.proctype):
+            if public is not None:
+                fields.append(public)
+                continue
             cfield = next((f for f in struct.fields if promela_name(f.name, {name}) == name), None)
             if cfield is not None:  # hidden locals are not in the state vector
-                fields.extend(_compared(cfield, names.get(cfield.name)))
-        structs[process.struct] = {"struct": process.struct, "fields": fields}
+                fields.extend(_compared(cfield, *held.get(cfield.name, (None, 0))))
+        structs[process.struct] = {"struct": process.struct, "fields": fields,
+                                   "arrays": [] if model.refs is not None else global_arrays}
     subtree = [_subtree_points(node) for node in breadth_first(roots)]
     return {
         "compared_structs": list(structs.values()),
-        "compared_arrays": global_arrays,
         "point_struct": {p.pid: p.struct for p in layout.processes},
         "channel_struct": {c.id: c.struct for c in layout.channels},
         "subtree": subtree,
@@ -67,15 +75,43 @@ def pseudosort_context(group: Group, layout: StateLayout, roots: list[Node], n_p
     }
 
 
-def _compared(cfield: CField, holds: str | None) -> list[dict]:
+def _declared(model: Model, proctype: str) -> list[tuple[str, dict | None]]:
+    """A proctype's parameters and locals in the order the model declares them, each with None,
+    or, for a public variable or channel of the ref/public extension, how its element of the
+    desugared global array is compared (seed 003's tuple holds it where it is declared)."""
+    if model.refs is None or model.extended is None:
+        return [(v.name, None) for v in model.locals.get(proctype, [])]
+    sort = model.refs.proctypes.get(proctype)
+    publics = {a.declared: a for a in model.refs.public_arrays if a.owner == proctype}
+    unit = next((u for u in model.extended.units if isinstance(u, ast.Proctype) and u.name == proctype), None)
+    if unit is None:
+        return [(v.name, None) for v in model.locals.get(proctype, [])]
+    found: list[tuple[str, dict | None]] = []
+    for node in [*unit.params, *unit.body.walk()]:
+        if not isinstance(node, ast.Decl):
+            continue
+        for var in node.vars:
+            array = publics.get(var.name) if node.visibility == "public" else None
+            if array is None:
+                found.append((var.name, None))
+            else:
+                found.append((var.name, {"name": var.name, "bytes": False, "holds": None, "public": array.name,
+                                         "chan": array.is_chan,
+                                         "offset": sort.first_pid if sort is not None else 0}))
+    return found
+
+
+def _compared(cfield: CField, holds: str | None, offset: int) -> list[dict]:
     """How one local is compared, element by element: as a value, as a pid or channel id
-    (``holds``: relative to the subtrees compared), or as bytes (a typedef's struct)."""
+    (``holds``, ``offset``: relative to the subtrees compared), or as bytes (a typedef's
+    struct)."""
     if cfield.struct_tag is not None or None in cfield.dims:
-        return [{"name": cfield.name, "bytes": True, "holds": None}]
+        return [{"name": cfield.name, "bytes": True, "holds": None, "offset": 0, "public": None, "chan": False}]
     names = [cfield.name]
     for length in cfield.dims:
         names = [f"{name}[{i}]" for name in names for i in range(length or 0)]
-    return [{"name": name, "bytes": False, "holds": holds} for name in names]
+    return [{"name": name, "bytes": False, "holds": holds, "offset": offset, "public": None, "chan": False}
+            for name in names]
 
 
 def _subtree_points(node: Node) -> list[int]:

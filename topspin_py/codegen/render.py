@@ -317,7 +317,10 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
         "pid_received": pid_received,
         "moved_processes": [p for p in layout.processes if p.pid in moved_pids],
         "moved_channels": [c for c in layout.channels if c.id in moved_chans],
-        "global_arrays": [_array(f) for f in layout.globals if f.pid_indexed and f.in_state_vector],
+        # A global channel array indexed by pid holds its own channels' ids for ever: its
+        # channels move with the pids (validity.py, channel_ref), the array stays.
+        "global_arrays": [_array(f) for f in layout.globals if f.pid_indexed and f.in_state_vector
+                          and not (f.source[0] == "global" and f.source[1] in static_names)],
         "global_values": [_value(f, lvalue) for f in layout.state_fields if f.holds in (PID, CHAN)
                           and not (f.source[0] == "global" and f.source[1] in static_names)
                           for lvalue in f.lvalues("ts_dst->")],

@@ -460,17 +460,10 @@ def group_from_generators(model: Model, generators_text: list[tuple[str, SourceP
 def declared_group(model: Model) -> Group:
     """The group a model written with the ref/public extension declares (seed 003, 3.7): for
     each proctype that refs refer to, every permutation of its instances.  Each generator (a
-    transposition and a cycle of the instances) must pass the validity check on the desugared
-    program; one that does not is a ModelError naming the place that breaks it.
-
-    A public channel is desugared into a global channel array indexed by the owner's local id,
-    and such an array is, for the analysis and the canonicaliser, an array indexed by pid like
-    any other: its elements (the channel ids) move with the instances while the queues stay
-    where they are (validity.py, ``channel_ref``).  That is a symmetry, but no reachable state
-    has its mailbox array permuted, so it relates no two reachable states: a model whose
-    instances differ only in their public channels' contents is not reduced yet.  Moving the
-    queues with their owners instead (seed 003's "mailbox contents are exchanged") needs the
-    channel permutation to follow the array's index, which the validity check does not do yet.
+    transposition and a cycle of the instances, each taking its public channels along: ``c[i]``
+    of the desugared global channel array goes with instance i, and "mailbox contents are
+    exchanged", seed 003 2.2) must pass the validity check on the desugared program; one that
+    does not is a ModelError naming the place that breaks it.
     """
     from ..errors import ModelError
 
@@ -485,11 +478,14 @@ def declared_group(model: Model) -> Group:
     checker = Checker(model, types)
     points = _points(model)
     index = {p: i for i, p in enumerate(points)}
+    channel_id = {c.name: c.id for c in model.channels}
     group = Group(model, points, PermutationGroup([Permutation(list(range(len(points))))]))
     perms = []
     for sort in refs.proctypes.values():
         if sort.count < 2:
             continue
+        mailboxes = [[channel_id[f"{array.name}[{i}]"] for i in range(sort.count)]
+                     for array in refs.public_arrays if array.owner == sort.proctype and array.is_chan]
         lids = list(range(sort.count))
         for name, image in (("a transposition", [1, 0, *lids[2:]]), ("a cycle", [*lids[1:], 0])):
             if sort.count == 2 and name == "a cycle":
@@ -497,6 +493,8 @@ def declared_group(model: Model) -> Group:
             mapping: dict[tuple[str, int], tuple[str, int]] = {}
             for lid, to in zip(lids, image):
                 mapping[("pid", sort.first_pid + lid)] = ("pid", sort.first_pid + to)
+                for ids in mailboxes:
+                    mapping[("chan", ids[lid])] = ("chan", ids[to])
             perm = Permutation([index[mapping.get(p, p)] for p in points])
             rejection = checker.check(group.alpha(perm))
             if rejection is not None:

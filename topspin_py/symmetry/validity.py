@@ -572,7 +572,8 @@ class Checker:
                 # An index naming a moved pid must be out of bounds exactly when its image is.
                 images = dict(alpha.pids)
                 bounds = range(array.offset, array.offset + array.size)
-                outside = [p for p in moved_pids if p >= array.offset and (p in bounds) != (images[p] in bounds)]
+                outside = [p for p in moved_pids if p >= array.offset and p not in bounds
+                           and images[p] in bounds]
                 if outside and array.offset == 0:
                     raise _Invalid(Rejection(
                         f"'{array.name}' is indexed by pid but has {array.size} elements, so pid "
@@ -1094,15 +1095,16 @@ class Checker:
     def channel_ref(self, ref: ast.VarRef, owner, context, alpha):
         """A global declared as a channel (``chan q = ...``, ``chan q[3] = ...``): its value is
         its own channel's id for ever (unless written, see check_channels), so naming it names
-        that channel, and alpha renames the name.  An array of them indexed by pid is an array
-        like any other: its elements move with the pids, and its channels may not move."""
+        that channel, and alpha renames the name.  An array of them indexed by pid (a mailbox
+        per process, ``box[_pid]``; seed 003's public channels, ``c[_pid - K]``) is constant
+        too: its channels must move with the pids that index them, so that ``c[i]`` names in
+        the image the channel alpha makes of the one it named."""
         self.consistent(CHAN, context, ref, alpha)
         members = [c for n, c in self.channel_by_name.items()
                    if n == ref.name or n.startswith(ref.name + "[")]
         if ref.index is not None and self.types.index_kind(("global", ref.name)) == PID:
-            if isinstance(alpha, Alpha) and any(alpha.chan(c.id) != c.id for c in members):
-                raise _Invalid(Rejection(f"channel array '{ref.name}' is indexed by pid, so its "
-                                         "elements move with the pids and its channels cannot move", ref.pos))
+            if isinstance(alpha, Alpha):
+                self._channels_follow_their_index(alpha, ref)
             return _rebuilt(ref, index=self.expr(ref.index, owner, self.index_context(("global", ref.name)), alpha))
         if ref.index is None:
             name = ref.name
@@ -1123,6 +1125,25 @@ class Checker:
         if image == chan.id:
             return ref
         return _ref_from_name(self.channel_by_id[image].name, ref.pos)
+
+    def _channels_follow_their_index(self, alpha: Alpha, ref: ast.VarRef) -> None:
+        """Element i of the channel array ``ref.name`` indexed by pid - K belongs to pid i + K:
+        alpha must take its channel to element alpha(i + K) - K's, and fix those of the
+        elements that belong to no process."""
+        offset = self.types.index_offset(("global", ref.name))
+        for name, chan in self.channel_by_name.items():
+            if not name.startswith(ref.name + "["):
+                continue
+            i = int(name[len(ref.name) + 1:-1])
+            pid = i + offset
+            image = alpha.pid(pid) if pid in self.pids else pid
+            target = self.channel_by_name.get(f"{ref.name}[{image - offset}]")
+            if target is None or alpha.chan(chan.id) != target.id:
+                raise _Invalid(Rejection(
+                    f"channel array '{ref.name}' is indexed by pid{f' - {offset}' if offset else ''}, "
+                    f"so {name} belongs to pid {pid} and must move with it, to "
+                    f"{target.name if target is not None else f'an element for pid {image}, which it has not'}",
+                    ref.pos))
 
     # ------------------------------------------------------------------ kinds of values
     def kind_of(self, e, owner) -> str | None:
