@@ -337,7 +337,7 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
                             if f.holds in (PID, CHAN)
                             for lvalue in f.lvalues(f"(({proc.struct} *) TS_PROC(ts_dst, {proc.slot}))->")]
                            + ([{"lvalue": f"(({proc.struct} *) TS_PROC(ts_dst, {proc.slot}))->_pid",
-                                "map": "ts_pid", "kind_array": "P"}] if pid_received else [])]
+                                "map": "ts_pid", "kind_array": "P", "offset": 0}] if pid_received else [])]
             if values
         ],
         "message_values": [
