@@ -179,3 +179,38 @@ def test_pseudosort_depends_on_the_declaration_order(tmp_path: Path):
         assert ORBITS[2, 2] <= result.states_stored <= PLAIN[2, 2][0]
         stored[ref_first] = result.states_stored
     assert stored[True] != stored[False]
+
+
+@pytest.mark.parametrize("planted", ["owner", "access"])
+def test_a_public_variable_of_the_wrong_instance_is_caught(tmp_path: Path, monkeypatch, planted):
+    # Planted bugs in the desugaring: a server's own mailbox becomes server 0's (the owner's
+    # `serChan` -> serChan[0]), or a client's answer goes to client 0 (`client[cli].cliChan`
+    # -> cliChan[0]).  What catches them is what guards the real desugaring: plain SPIN's count
+    # of the hand-desugared text (the test above), or the validity check of the declared group.
+    from topspin_py.errors import ModelError
+    from topspin_py.promela import ast, desugar
+    from topspin_py.verify import VerifyOptions, verify
+
+    original = desugar._Desugarer.expr
+
+    def wrong_instance(self, e, chosen=None):
+        result = original(self, e, chosen)
+        owner = (planted == "owner" and isinstance(e, ast.VarRef) and e.index is None
+                 and isinstance(result, ast.VarRef) and result.name == "serChan")
+        access = planted == "access" and isinstance(e, ast.PublicAccess) and e.proctype == "client"
+        if owner or access:
+            return ast.replace(result, index=ast.Const(value=0, pos=result.pos))
+        return result
+
+    monkeypatch.setattr(desugar._Desugarer, "expr", wrong_instance)
+    extended = tmp_path / "cs_ext.pml"
+    extended.write_text(F.client_server_ext(2, 2))
+    try:
+        plain = verify(extended, VerifyOptions(strategy="none", defines=("SAFETY", "NOREDUCE"),
+                                               save_trails=False)).states_stored
+        reduced = verify(extended, VerifyOptions(strategy="refine", defines=("SAFETY", "NOREDUCE"),
+                                                 save_trails=False)).states_stored
+    except ModelError as error:
+        assert "the declared symmetry" in str(error)   # refused: caught
+        return
+    assert (plain, reduced) != (PLAIN[2, 2][0], ORBITS[2, 2])

@@ -86,3 +86,4 @@ def test_a_property_naming_one_peer_breaks_the_declaration(tmp_path):
     assert "the declared symmetry of peer" in done.stderr
     line = source.count("\n") + 1   # the ltl line
     assert f"{path}:{line}:" in done.stderr, done.stderr
+
