@@ -176,10 +176,14 @@ def error_kind(result: Result) -> str | None:
 
 
 def group_in_force(path: Path, defines: Sequence[str], pan_args: Sequence[str]) -> Group:
-    """The group verify uses: the model's, constrained only by the search pan will make."""
+    """The group verify uses: the model's, as the pan spin writes checks it (whether it resets
+    dead locals), constrained only by the search pan will make."""
+    from topspin_py.pan import toolchain
     from topspin_py.promela import load_model
 
-    return detect(model_as_searched(load_model(path, tuple(defines)), list(defines), list(pan_args)))
+    model = load_model(path, tuple(defines))
+    checked = toolchain.check_with_spin(path, list(defines), model) or model
+    return detect(model_as_searched(checked, list(defines), list(pan_args)))
 
 
 def oracle_flags(comparison: Comparison) -> list[str]:

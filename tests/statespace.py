@@ -98,6 +98,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from topspin_py.layout.statevector import StateLayout, ValueField, read_layout
+from topspin_py.pan import toolchain
 from topspin_py.promela import Model, load_model
 from topspin_py.symmetry.types import CHAN, PID, infer_types
 from topspin_py.symmetry.validity import Alpha
@@ -392,6 +393,9 @@ def explore(model_path: str | Path, workdir: str | Path, flags: Sequence[str] = 
     local = workdir / model_path.name
     shutil.copyfile(model_path, local)
     _run(["spin", *(f"-D{d}" for d in defines), "-a", local.name], workdir)
+    # The Model as this pan checks it: whether its pan.m resets dead locals decides whether a
+    # permutation may move what 0 names in a local (the same question verify asks).
+    model = toolchain.as_checked_by(model, workdir)
     layout = read_layout(workdir, model, infer_types(model), flags=list(flags))
     probes = _probes(layout)
     sizes = sorted({p.struct for p in layout.processes} | {c.struct for c in layout.channels})
