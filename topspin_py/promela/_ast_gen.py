@@ -85,7 +85,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterator, Union
+from typing import Any, Callable, ClassVar, Iterator, Union
 
 from ..errors import SourcePos
 
@@ -127,6 +127,23 @@ class Node:
                     children.extend([item for item in value if isinstance(item, Node)])
             children.reverse()
             stack.extend(children)
+
+
+def map_children(node: Node, fn: Callable[[Node], Node]) -> Node:
+    """``node`` with ``fn`` applied to each direct child node (in lists too); the node itself
+    when ``fn`` returned every child unchanged, so untouched subtrees stay shared."""
+    changes: dict[str, Any] = {}
+    for name in node.field_names:
+        value = getattr(node, name)
+        if isinstance(value, Node):
+            new = fn(value)
+            if new is not value:
+                changes[name] = new
+        elif isinstance(value, list):
+            new_list = [fn(item) if isinstance(item, Node) else item for item in value]
+            if any(a is not b for a, b in zip(new_list, value)):
+                changes[name] = new_list
+    return replace(node, **changes) if changes else node
 
 
 def replace(node: Any, **changes: Any) -> Any:

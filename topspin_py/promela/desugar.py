@@ -400,18 +400,7 @@ class _Desugarer:
             if field_ is e.field and index is e.index:
                 return e
             return ast.replace(e, index=index, field=field_)
-        changes = {}
-        for name in e.field_names:
-            value = getattr(e, name)
-            if isinstance(value, ast.Node):
-                new = self.expr(value, chosen)
-                if new is not value:
-                    changes[name] = new
-            elif isinstance(value, list):
-                new_list = [self.expr(v, chosen) if isinstance(v, ast.Node) else v for v in value]
-                if any(a is not b for a, b in zip(new_list, value)):
-                    changes[name] = new_list
-        return ast.replace(e, **changes) if changes else e
+        return ast.map_children(e, lambda child: self.expr(child, chosen))
 
 
     def fields(self, chain: ast.VarRef | None, chosen: dict[int, int]) -> ast.VarRef | None:

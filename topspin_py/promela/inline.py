@@ -34,18 +34,7 @@ class _Expander:
             return node  # the definition stays as written
         if isinstance(node, ast.InlineCall) and node.name in self.inlines:
             return self.call(node, depth)
-        changes = {}
-        for name in node.field_names:
-            value = getattr(node, name)
-            if isinstance(value, ast.Node):
-                expanded = self.node(value, depth)
-                if expanded is not value:
-                    changes[name] = expanded
-            elif isinstance(value, list):
-                expanded = [self.node(v, depth) if isinstance(v, ast.Node) else v for v in value]
-                if any(a is not b for a, b in zip(expanded, value)):
-                    changes[name] = expanded
-        return ast.replace(node, **changes) if changes else node
+        return ast.map_children(node, lambda child: self.node(child, depth))
 
     def call(self, call, depth: int):
         definition = self.inlines[call.name]
