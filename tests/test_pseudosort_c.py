@@ -409,9 +409,6 @@ def test_fig4_pseudo_sorts_as_the_reference(fig4: Bench):
     assert result in [_product(CLIENTS_SERVERS, s) for s in either]
 
 
-@pytest.mark.xfail(strict=True, reason="pseudosort.c.j2 sorts the children of the nodes in reverse "
-                   "breadth-first order, so of two proctypes it sorts the last declared first "
-                   "(servers before clients); seed 003's Fig. 3 sorts them in declaration order")
 def test_fig4_sorts_the_proctypes_in_declaration_order(fig4: Bench):
     # Seed 003 Fig. 3: "For each type of process i ... Sort(li, Exchi, Comparei)", and section
     # 4.2 sorts the clients first: 2,1,2|3,2,3|1,3,4||3,4,3|1,5,2|2,6,1 becomes

@@ -24,10 +24,13 @@ to them; a node of a tree here is such an instance, or a server with its clients
 * An exchange applies the transposition of two sibling subtrees, point by point, to the state:
   it moves the processes, their channels and their entries of pid-indexed arrays, and renames
   every value that names them (templates/_apply.c.j2).
-* The sort is insertion sort by adjacent exchanges, bottom up (the children of the deepest
-  nodes first): its loops are bounded by the number of nodes alone, so it ends even though an
-  exchange may reorder tuples it has already passed (renaming changes them: the result may be
-  unsorted, and some orbits hold no sorted state at all, seed 003 section 4.1).
+* The sort is insertion sort by adjacent exchanges, one tree after the other in the order of
+  their proctypes' first instances (seed 003 Fig. 3 sorts "each type of process" in turn, the
+  clients before the servers in its section 4.2), each tree bottom up (the children of its
+  deepest nodes first, so blocks are ordered by their sorted contents): its loops are bounded
+  by the number of nodes alone, so it ends even though an exchange may reorder tuples it has
+  already passed (renaming changes them: the result may be unsorted, and some orbits hold no
+  sorted state at all, seed 003 section 4.1).
 
 Every exchange is an element of the group, so the result is in the state's orbit: the
 reduction is complete (at least one state per orbit), and it depends on the declaration order
@@ -72,7 +75,22 @@ def pseudosort_context(group: Group, layout: StateLayout, roots: list[Node], n_p
         "channel_struct": {c.id: c.struct for c in layout.channels},
         "subtree": subtree,
         "subtree_size": max(len(points) for points in subtree),
+        "sort_order": sort_order(roots),
     }
+
+
+def sort_order(roots: list[Node]) -> list[int]:
+    """The nodes (numbered as breadth_first numbers them) whose children pseudo-sort orders, in
+    the order it orders them: tree by tree as the roots come, deepest level first within a
+    tree, breadth-first order within a level."""
+    nodes = breadth_first(roots)
+    tree = {id(root): t for t, root in enumerate(roots)}
+    level = {id(root): 0 for root in roots}
+    for node in nodes:
+        for child in node.children:
+            tree[id(child)], level[id(child)] = tree[id(node)], level[id(node)] + 1
+    inner = [n for n, node in enumerate(nodes) if len(node.children) > 1]
+    return sorted(inner, key=lambda n: (tree[id(nodes[n])], -level[id(nodes[n])], n))
 
 
 def _declared(model: Model, proctype: str) -> list[tuple[str, dict | None]]:
