@@ -26,6 +26,7 @@ bench/results/corpus_symmetry_before.json exists (the rows of an earlier commit,
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import time
@@ -38,7 +39,8 @@ from typing import Callable
 from bench import runner
 
 REPO = Path(__file__).resolve().parent.parent
-CORPUS = REPO.parent / "shared" / "corpus"
+# Beside the checkout, as the tests find it (TOPSPIN_CORPUS overrides it there and here).
+CORPUS = Path(os.environ.get("TOPSPIN_CORPUS", REPO.parent / "shared" / "corpus"))
 RESULTS = REPO / "bench" / "results"
 NOW_JSON, BEFORE_JSON, REPORT = "corpus_symmetry.json", "corpus_symmetry_before.json", "corpus_symmetry.md"
 
