@@ -5,6 +5,7 @@
     python -m bench scaling      the verification runs only (scaling.*, reduction.md, PNGs)
     python -m bench scaling --family peterson --family email
     python -m bench --replot     rewrite scaling.md, reduction.md and the plots from scaling.json
+    python -m bench corpus --replot    rewrite corpus_symmetry.md from its JSON
     python -m bench transitions  time per transition, every strategy (per_transition.md)
     python -m bench transitions --family peterson --max-n 6     a quick one
     python -m bench transitions --big      with Peterson 9 and e-mail 7 (minutes, gigabytes)
@@ -52,7 +53,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from bench import corpus_symmetry, detect_table2, reduction, scaling, transitions
 
-    if args.replot:
+    if args.replot and args.which == ["corpus"]:
+        paths = [corpus_symmetry.rewrite()]
+    elif args.replot:
         records, elapsed = scaling.load()
         paths = [*scaling.report(records, elapsed), reduction.report(records)]
     else:

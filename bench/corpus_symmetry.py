@@ -280,6 +280,14 @@ def run(corpus: Path | None = None, only: Callable[[str], bool] | None = None,
     return written
 
 
+def rewrite() -> Path:
+    """The report again from the JSON of the last run (and the "before" one), without runs."""
+    data = _load(RESULTS / NOW_JSON)
+    if data is None:
+        raise FileNotFoundError(f"{RESULTS / NOW_JSON}: no corpus run to report (python -m bench corpus)")
+    return report(data, _load(RESULTS / BEFORE_JSON))
+
+
 def _load(path: Path) -> dict | None:
     return json.loads(path.read_text()) if path.is_file() else None
 
@@ -367,12 +375,13 @@ def report(data: dict, before: dict | None = None) -> Path:
            "measured (`python -m bench corpus --all-instances` for every one); every non-BEEM "
            "model with a non-trivial group is."),
     ]
-    if both:
+    if both and before is not None:
         lines.append(f"Before: bench/results/{BEFORE_JSON} ({tag_then}, {before['date']}).")
     lines += ["", "## Summary", ""]
     head = ["part", "models", "rejected by spin -a"]
-    head += ([f"non-trivial, {tag_then}"] if both else []) + [f"non-trivial, {tag_now}" if both else "non-trivial",
-                                                            "reduction factor"]
+    head += ([f"non-trivial, {tag_then}"] if both else []) + [f"non-trivial, {tag_now}" if both else "non-trivial"]
+    head += ([f"reduction factor, {tag_then}"] if both else []) + [
+        f"reduction factor, {tag_now}" if both else "reduction factor"]
     lines += ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
     parts = [("BEEM (beem/)", lambda r: r.beem),
              ("SPIN examples (spin-examples/)", lambda r: r.path.startswith("spin-examples/")),
@@ -381,7 +390,8 @@ def report(data: dict, before: dict | None = None) -> Path:
     for name, predicate in parts:
         mine, old = group(predicate)
         cells = [name, str(len(mine)), str(sum(r.status == "rejected" for r in mine))]
-        cells += ([_count(old)] if both else []) + [_count(mine), _factors(mine)]
+        cells += ([_count(old)] if both else []) + [_count(mine)]
+        cells += ([_factors(old)] if both else []) + [_factors(mine)]
         lines.append("| " + " | ".join(cells) + " |")
 
     lines += ["", "## By family", "",
@@ -412,17 +422,21 @@ def report(data: dict, before: dict | None = None) -> Path:
 
     lines += ["", "## Every model", ""]
     head = ["model"] + (["\\|G\\| before"] if both else []) + \
-        ["\\|G\\| (on states)", "structure", "detect (s)", "plain SPIN", "reduced (auto)", "factor",
+        ["\\|G\\| (acting on states)", "structure", "detect (s)", "plain SPIN", "reduced (auto)", "factor",
          "reason / note"]
+    if both:
+        head.insert(head.index("factor"), "factor before")
     lines += ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
     for row in rows:
-        old = then.get(row.path)
-        order = "-" if row.order is None else (
-            f"{row.order:,}" if row.order == row.acting_order else f"{row.order:,} ({row.acting_order:,})")
-        cells = [row.path] + ([_order(old)] if both else []) + [
+        earlier = then.get(row.path)
+        order = "-" if row.order is None or row.acting_order is None else f"{row.acting_order:,}" + (
+            "" if row.order == row.acting_order else f" (found {row.order:,})")
+        cells = [row.path] + ([_order(earlier)] if both else []) + [
             order if row.status == "ok" else row.status, _md(row.structure) or "-",
             f"{row.detect_s:.2f}" if row.detect_s is not None else "-",
-            _cell(row.plain), _cell(row.reduced), _factor(row) if row.plain else "-",
+            _cell(row.plain), _cell(row.reduced)] + (
+            [_factor(earlier) if earlier and earlier.plain else "-"] if both else []) + [
+            _factor(row) if row.plain else "-",
             _md(_shorten(row.reason, 200))]
         lines.append("| " + " | ".join(cells) + " |")
     out = RESULTS / REPORT
