@@ -46,7 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save-before", action="store_true",
                         help="corpus: also write the rows as corpus_symmetry_before.json")
     parser.add_argument("--replot", action="store_true",
-                        help="no runs: rewrite the reports and plots from bench/results/scaling.json")
+                        help="no runs: rewrite the reports and plots from bench/results/scaling.json "
+                             "(with corpus alone: corpus_symmetry.md from its JSON)")
     args = parser.parse_args(argv)
     if set(args.which) - {"detect", "scaling", "transitions", "corpus"}:
         parser.error("benchmarks are: detect, scaling, transitions, corpus")
