@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--big", action="store_true",
                         help="transitions: also Peterson 9 and e-mail 7, with higher caps")
     parser.add_argument("--budget", type=float, metavar="SECONDS",
-                        help="transitions: the wall-clock budget of one run")
+                        help="transitions, corpus: the wall-clock budget of one verification run")
     parser.add_argument("--strategy", action="append", default=[], metavar="NAME",
                         help="transitions: only auto or this registered strategy (repeatable; "
                              "plain SPIN's yardstick always runs)")
@@ -91,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
             def matches(path: str) -> bool:
                 return not args.model or any(fnmatch.fnmatch(path, glob) for glob in args.model)
             paths += corpus_symmetry.run(only=matches, all_instances=args.all_instances,
-                                         save_before=args.save_before)
+                                         save_before=args.save_before,
+                                         verify_budget_s=args.budget or corpus_symmetry.VERIFY_BUDGET_S)
     for path in paths:
         print(f"wrote {path}")
     return 0

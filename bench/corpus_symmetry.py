@@ -192,13 +192,13 @@ def detect_row(path: str, rejected: str | None, corpus: Path | None = None) -> R
 # ---------------------------------------------------------------------------------- reduction
 
 
-def _run(path: Path, strategy: str) -> Run:
-    outcome = runner.run(None, strategy, PAN_ARGS, VERIFY_BUDGET_S, model=path, defines=DEFINES)
+def _run(path: Path, strategy: str, budget_s: float) -> Run:
+    outcome = runner.run(None, strategy, PAN_ARGS, budget_s, model=path, defines=DEFINES)
     run = Run(wall_s=round(outcome.wall_s, 2))
     if outcome.result is None:
         failure = outcome.failure or ""
         if "over the time budget" in failure:
-            run.status, run.note = "capped", f"> {VERIFY_BUDGET_S:g} s"
+            run.status, run.note = "capped", f"> {budget_s:g} s"
         elif "out of memory" in failure:
             run.status, run.note = "capped", f"> {MEMLIM_MB} MB"
         else:
@@ -242,7 +242,7 @@ def _commit() -> str:
 
 
 def run(corpus: Path | None = None, only: Callable[[str], bool] | None = None,
-        all_instances: bool = False, save_before: bool = False,
+        all_instances: bool = False, save_before: bool = False, verify_budget_s: float = VERIFY_BUDGET_S,
         log: Callable[[str], None] = lambda line: print(line, flush=True)) -> list[Path]:
     """Detect on every model (``only``: those whose path it accepts), measure the reductions,
     write the JSON and the report; with ``save_before`` also keep the rows as the "before"."""
@@ -261,14 +261,14 @@ def run(corpus: Path | None = None, only: Callable[[str], bool] | None = None,
         log(f"detect {path:58s} |G| {row.acting_order or '-'!s:>8s}  {row.detect_s or 0:6.2f} s  {shown[:90]}")
     measured = to_measure(rows, all_instances)
     for row in measured:
-        row.plain = _run(corpus / row.path, PLAIN)
-        row.reduced = _run(corpus / row.path, REDUCED)
+        row.plain = _run(corpus / row.path, PLAIN, verify_budget_s)
+        row.reduced = _run(corpus / row.path, REDUCED, verify_budget_s)
         log(f"verify {row.path:58s} plain {_cell(row.plain):>16s}  reduced {_cell(row.reduced):>16s}  "
             f"factor {_factor(row)}")
     data = {"commit": _commit(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "elapsed_s": round(time.monotonic() - started, 1), "all_instances": all_instances,
             "settings": {"defines": list(DEFINES), "pan_args": list(PAN_ARGS),
-                         "detect_budget_s": DETECT_BUDGET_S, "verify_budget_s": VERIFY_BUDGET_S},
+                         "detect_budget_s": DETECT_BUDGET_S, "verify_budget_s": verify_budget_s},
             "rows": [asdict(r) for r in rows]}
     RESULTS.mkdir(parents=True, exist_ok=True)
     written = [RESULTS / NOW_JSON]
@@ -377,8 +377,11 @@ def report(data: dict, before: dict | None = None) -> Path:
            "measured (`python -m bench corpus --all-instances` for every one); every non-BEEM "
            "model with a non-trivial group is."),
     ]
+    if data.get("note"):
+        lines.append(f"Note: {data['note']}.")
     if both and before is not None:
-        lines.append(f"Before: bench/results/{BEFORE_JSON} ({tag_then}, {before['date']}).")
+        lines.append(f"Before: bench/results/{BEFORE_JSON} ({tag_then}, {before['date']}"
+                     + (f"; {before['note']}" if before.get("note") else "") + ").")
     lines += ["", "## Summary", ""]
     head = ["part", "models", "rejected by spin -a"]
     head += ([f"non-trivial, {tag_then}"] if both else []) + [f"non-trivial, {tag_now}" if both else "non-trivial"]
