@@ -5,22 +5,28 @@
     python -m bench scaling      the verification runs only (scaling.*, reduction.md, PNGs)
     python -m bench scaling --family peterson --family email
     python -m bench --replot     rewrite scaling.md, reduction.md and the plots from scaling.json
+    python -m bench corpus --replot    rewrite corpus_symmetry.md from its JSON
     python -m bench transitions  time per transition, every strategy (per_transition.md)
     python -m bench transitions --family peterson --max-n 6     a quick one
     python -m bench transitions --big      with Peterson 9 and e-mail 7 (minutes, gigabytes)
     python -m bench transitions --big --strategy auto --strategy refine    only those two
+    python -m bench corpus       detect on the corpus's BEEM models and SPIN examples, and the
+                                 reduction where there is a group (corpus_symmetry.md)
+    python -m bench corpus --model 'beem/anderson.*'    only the models matching (repeatable)
+    python -m bench corpus --save-before    also keep the rows as the "before" of the report
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import fnmatch
 import sys
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
-    parser.add_argument("which", nargs="*", metavar="detect|scaling|transitions",
+    parser.add_argument("which", nargs="*", metavar="detect|scaling|transitions|corpus",
                         help="benchmarks to run (default: all)")
     parser.add_argument("--family", action="append", default=[],
                         help="scaling, transitions: only this family (repeatable)")
@@ -28,23 +34,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--big", action="store_true",
                         help="transitions: also Peterson 9 and e-mail 7, with higher caps")
     parser.add_argument("--budget", type=float, metavar="SECONDS",
-                        help="transitions: the wall-clock budget of one run")
+                        help="transitions, corpus: the wall-clock budget of one verification run")
     parser.add_argument("--strategy", action="append", default=[], metavar="NAME",
                         help="transitions: only auto or this registered strategy (repeatable; "
                              "plain SPIN's yardstick always runs)")
+    parser.add_argument("--model", action="append", default=[], metavar="GLOB",
+                        help="corpus: only the models whose path in the corpus matches (repeatable)")
+    parser.add_argument("--all-instances", action="store_true",
+                        help="corpus: measure the reduction on every BEEM instance with a group, "
+                             "not only the first of each family")
+    parser.add_argument("--save-before", action="store_true",
+                        help="corpus: also write the rows as corpus_symmetry_before.json")
     parser.add_argument("--replot", action="store_true",
-                        help="no runs: rewrite the reports and plots from bench/results/scaling.json")
+                        help="no runs: rewrite the reports and plots from bench/results/scaling.json "
+                             "(with corpus alone: corpus_symmetry.md from its JSON)")
     args = parser.parse_args(argv)
-    if set(args.which) - {"detect", "scaling", "transitions"}:
-        parser.error("benchmarks are: detect, scaling, transitions")
+    if set(args.which) - {"detect", "scaling", "transitions", "corpus"}:
+        parser.error("benchmarks are: detect, scaling, transitions, corpus")
 
-    from bench import detect_table2, reduction, scaling, transitions
+    from bench import corpus_symmetry, detect_table2, reduction, scaling, transitions
 
-    if args.replot:
+    if args.replot and args.which == ["corpus"]:
+        paths = [corpus_symmetry.rewrite()]
+    elif args.replot:
         records, elapsed = scaling.load()
         paths = [*scaling.report(records, elapsed), reduction.report(records)]
     else:
-        which = args.which or ["detect", "scaling", "transitions"]
+        which = args.which or ["detect", "scaling", "transitions", "corpus"]
         families = {"scaling": [f.key for f in scaling.FAMILIES],
                     "transitions": [f.key for f in transitions.FAMILIES]}
         known = {key for part in which for key in families.get(part, [])}
@@ -71,6 +87,12 @@ def main(argv: list[str] | None = None) -> int:
                 caps = dataclasses.replace(caps, budget_s=args.budget)
             paths += transitions.run(chosen(transitions.FAMILIES), big=args.big, max_n=args.max_n, caps=caps,
                                      only=args.strategy)
+        if "corpus" in which:
+            def matches(path: str) -> bool:
+                return not args.model or any(fnmatch.fnmatch(path, glob) for glob in args.model)
+            paths += corpus_symmetry.run(only=matches, all_instances=args.all_instances,
+                                         save_before=args.save_before,
+                                         verify_budget_s=args.budget or corpus_symmetry.VERIFY_BUDGET_S)
     for path in paths:
         print(f"wrote {path}")
     return 0

@@ -4,6 +4,7 @@ a wall-clock budget.
 The child starts its own process group, so on the budget the child and the spin, gcc and pan
 it started are killed together (by that group's id) and their temporary files removed.  A run
 either gives a Result, or a reason in words (over the budget, a tool error) for the report.
+``in_child`` is that machinery for any function (bench/corpus_symmetry.py's detection).
 """
 
 from __future__ import annotations
@@ -35,18 +36,11 @@ class Outcome:
         return self.result is not None
 
 
-def _child(source: str, strategy: str, pan_args: tuple[str, ...], workdir: str, conn) -> None:
+def _child(function, args: tuple, workdir: str, conn) -> None:
     os.setsid()                      # our own process group: the parent kills it on the budget
-    tempfile.tempdir = workdir       # verify's temporary directory goes where the parent cleans
+    tempfile.tempdir = workdir       # temporary directories go where the parent cleans
     try:
-        from topspin_py.verify import VerifyOptions, verify
-
-        model = Path(workdir) / "model.pml"
-        model.write_text(source)
-        result = verify(model, VerifyOptions(strategy=strategy, defines=DEFINES,
-                                             pan_args=pan_args, save_trails=False))
-        result.pan_output = ""       # not needed here, and it can be large
-        conn.send(("ok", result))
+        conn.send(("ok", function(*args)))
     except Exception as err:         # noqa: BLE001  (any failure becomes a line in the report)
         message = " ".join(str(err).split()) or type(err).__name__
         hint = getattr(err, "hint", None)
@@ -55,13 +49,15 @@ def _child(source: str, strategy: str, pan_args: tuple[str, ...], workdir: str, 
         conn.close()
 
 
-def run(source: str, strategy: str, pan_args: tuple[str, ...] = (), budget_s: float = 300.0) -> Outcome:
-    """Verify ``source`` with ``strategy`` (``none``: plain SPIN) under -DSAFETY -DNOREDUCE."""
+def in_child(function, args: tuple = (), budget_s: float = 300.0) -> tuple[str, object, float]:
+    """``function(*args)`` in a forked child with its own process group and temporary directory:
+    ("ok", its value, seconds), or ("error" | "timeout", the reason in words, seconds).  On the
+    budget the child's whole group is killed; its temporary files are removed either way."""
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
     workdir = tempfile.mkdtemp(prefix="topspin-bench-")
     started = time.monotonic()
-    child = context.Process(target=_child, args=(source, strategy, tuple(pan_args), workdir, send))
+    child = context.Process(target=_child, args=(function, args, workdir, send))
     child.start()
     send.close()
     kind, payload = "interrupted", "interrupted"
@@ -70,7 +66,7 @@ def run(source: str, strategy: str, pan_args: tuple[str, ...] = (), budget_s: fl
             try:
                 kind, payload = receive.recv()
             except EOFError:
-                kind, payload = "error", "the verification process died without a report"
+                kind, payload = "error", "the process died without a report"
         else:
             kind, payload = "timeout", f"over the time budget of {budget_s:g} s (stopped)"
     finally:
@@ -83,4 +79,28 @@ def run(source: str, strategy: str, pan_args: tuple[str, ...] = (), budget_s: fl
         child.join()
         receive.close()
         shutil.rmtree(workdir, ignore_errors=True)
-    return Outcome(payload, None, wall) if kind == "ok" else Outcome(None, payload, wall)
+    return kind, payload, wall
+
+
+def _verify(source: str | None, model: Path | None, strategy: str, pan_args: tuple[str, ...],
+            defines: tuple[str, ...]) -> Result:
+    from topspin_py.verify import VerifyOptions, verify
+
+    if model is None:
+        model = Path(tempfile.gettempdir()) / "model.pml"
+        model.write_text(source or "")
+    result = verify(model, VerifyOptions(strategy=strategy, defines=defines,
+                                         pan_args=pan_args, save_trails=False))
+    result.pan_output = ""           # not needed here, and it can be large
+    return result
+
+
+def run(source: str | None, strategy: str, pan_args: tuple[str, ...] = (), budget_s: float = 300.0,
+        model: Path | None = None, defines: tuple[str, ...] = DEFINES) -> Outcome:
+    """Verify ``source`` with ``strategy`` (``none``: plain SPIN) under -DSAFETY -DNOREDUCE;
+    or, with ``model``, that file where it is (its #includes found beside it)."""
+    kind, payload, wall = in_child(_verify, (source, model, strategy, tuple(pan_args), tuple(defines)),
+                                   budget_s)
+    if kind == "ok" and isinstance(payload, Result):
+        return Outcome(payload, None, wall)
+    return Outcome(None, str(payload), wall)
