@@ -28,6 +28,9 @@ file itself.  Everything is one translation unit, so the harness sees pan.c's gl
   not from the product's templates, so that a bug in the generated code is not repeated by the
   oracle.  It moves live processes and channels only, checks that a slot only ever receives a
   process of its own proctype and a queue of its own size, and reports what it cannot do.
+  Pids with an offset (a ref of seed 003 holds a local id: v names pid v + k) are renamed as
+  such, and a pid-indexed array with an offset (a public variable, ``v[_pid - k]``) moves
+  element i, pid i + k's, to element P[i + k] - k.
 
 pan's ``main`` ends with ``exit()``, so the search runs in a child Python process that loads
 the library, switches capture mode on and calls ``pan_main``
