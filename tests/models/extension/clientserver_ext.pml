@@ -3,8 +3,9 @@
  * ref to a client, the client's mailbox carries only the answer, and no constant is sent in a
  * ref field.  2 clients, 2 servers.
  * Counts: plain spin 6.5.2 on the desugared program (topspin-py desugar), spin -o1 as verify
- * runs it (tests/test_clientserver.py's hand-desugared text, without -o1, has 4,917 states:
- * spin's dataflow optimisation resets the dead `cli`).  Only the run without partial-order
+ * runs it.  (tests/families.py's client_server_ext, which tests/test_clientserver.py counts,
+ * is another reading of Fig. 10: its answers carry a ref too, and a release leaves the
+ * server's `cli` as it was: 4,917 states there.)  Only the run without partial-order
  * reduction is here: the states a partial-order search stores depend on the order it takes
  * the processes in, which symmetry reduction changes, so the orbits of plain SPIN's states are
  * not what an exact strategy must store there.  order: S2 on the clients times S2 on the
