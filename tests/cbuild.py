@@ -28,6 +28,9 @@ file itself.  Everything is one translation unit, so the harness sees pan.c's gl
   not from the product's templates, so that a bug in the generated code is not repeated by the
   oracle.  It moves live processes and channels only, checks that a slot only ever receives a
   process of its own proctype and a queue of its own size, and reports what it cannot do.
+  Pids with an offset (a ref of seed 003 holds a local id: v names pid v + k) are renamed as
+  such, and a pid-indexed array with an offset (a public variable, ``v[_pid - k]``) moves
+  element i, pid i + k's, to element P[i + k] - k.
 
 pan's ``main`` ends with ``exit()``, so the search runs in a child Python process that loads
 the library, switches capture mode on and calls ``pan_main``
@@ -120,12 +123,18 @@ class Prepared:
 
 
 def prepare(model_path: Path, workdir: Path, defines: tuple[str, ...]) -> Prepared:
-    """spin -a into ``workdir / 'spin'``, detect the group, read the layout (as verify does)."""
+    """spin -a into ``workdir / 'spin'``, detect the group, read the layout (as verify does).
+    A model written with the ref/public extension (seed 003) is given to spin as its desugared
+    program, with -o1 (toolchain.spin_source and spin_command), and its group is the one it
+    declares; with -o1 pan resets no dead local, which the Model is told, as verify tells it."""
     source_dir = workdir / "spin"
     source_dir.mkdir(parents=True)
     tools = toolchain.find_toolchain()
-    toolchain.generate_pan(tools, model_path, str(model_path), list(defines), source_dir)
     model = load_model(model_path, defines)
+    source = toolchain.spin_source(model_path, model, source_dir)
+    toolchain.generate_pan(tools, source, str(model_path), list(defines), source_dir)
+    if model.spin_text is not None:
+        model = toolchain.as_checked_by(model, source_dir)
     group = detect(model)
     sources = {p.name: p.read_text(errors="replace") for p in source_dir.glob("pan.[chbmpt]")}
     flags = list(panflags.choose_compile_flags(
@@ -145,6 +154,9 @@ def _static_channel_globals(model: Model) -> set[str]:
 
 
 def _rename(f: ValueField, lvalue: str) -> str:
+    if f.holds == PID and f.offset:
+        # pids with an offset k (a ref's local id, types.py): v names pid v + k
+        return f"{lvalue} = ts_h_lid(P, {lvalue}, {f.offset});"
     mapping = "ts_h_pid(P, " if f.holds == PID else "ts_h_chan(C, "
     return f"{lvalue} = {mapping}{lvalue});"
 
@@ -156,12 +168,16 @@ def _indexed_lvalues(f: ValueField, prefix: str, last: str) -> list[str]:
 
 
 def _permute_array(f: ValueField, dst: str, src: str) -> list[str]:
-    """Element i of a pid-indexed array goes to element P[i]."""
-    length = f.path[-1].length
-    lines = [f"for (i = 0; i < TS_H_PIDS && i < {length}; i++)",
+    """Element i of a pid-indexed array goes to element P[i]; with an index offset k
+    (``v[_pid - k]``, a public variable of seed 003), element i belongs to pid i + k and goes
+    to element P[i + k] - k, and an element of no pid stays."""
+    length, k = f.path[-1].length, f.index_offset
+    image = f"P[i + {k}] - {k}"
+    lines = [f"for (i = 0; i < {length}; i++)",
              "{",
-             f"\tif (P[i] < 0 || P[i] >= {length}) return -3;"]
-    for to, source in zip(_indexed_lvalues(f, dst, "P[i]"), _indexed_lvalues(f, src, "i")):
+             f"\tif (i + {k} < 0 || i + {k} >= TS_H_PIDS) continue;",
+             f"\tif ({image} < 0 || {image} >= {length}) return -3;"]
+    for to, source in zip(_indexed_lvalues(f, dst, image), _indexed_lvalues(f, src, "i")):
         lines.append(f"\t{to} = {source};")
     return lines + ["}"]
 
@@ -198,12 +214,15 @@ def action_source(prepared: Prepared) -> str:
             "\t((Q0 *) (d + q_offset[to - 1]))->_t = ((Q0 *) (s + q_offset[to - 1]))->_t;",
             "}",
         ]
+    # A global declared with a channel initialiser names its static channel for ever (an
+    # array of them, one per instance: a public channel of seed 003, `chan c[N] = ...`): the
+    # channels move, the names neither move nor are renamed.
+    static = _static_channel_globals(prepared.model)
     body.append("/* arrays indexed by pid */")
     for f in layout.globals:
-        if f.pid_indexed and f.in_state_vector:
+        if f.pid_indexed and f.in_state_vector and not (f.source[0] == "global" and f.source[1] in static):
             body += _permute_array(f, "dst->", "src->")
     body.append("/* values that are pids or channel ids */")
-    static = _static_channel_globals(prepared.model)
     for f in layout.state_fields:
         if f.holds in (PID, CHAN) and not (f.source[0] == "global" and f.source[1] in static):
             body += [_rename(f, lvalue) for lvalue in f.lvalues("dst->")]
@@ -236,6 +255,8 @@ def action_source(prepared: Prepared) -> str:
         f"#define TS_H_CHANS {prepared.n_chans}",
         f"static const size_t ts_h_qsize[TS_H_CHANS + 1] = {{ {', '.join(qsizes)} }};",
         "static int ts_h_pid(const short *P, int v) { return (v >= 0 && v < TS_H_PIDS) ? P[v] : v; }",
+        "static int ts_h_lid(const short *P, int v, int k) "
+        "{ return (v + k >= 0 && v + k < TS_H_PIDS) ? P[v + k] - k : v; }",
         "static int ts_h_chan(const short *C, int v) { return (v > 0 && v <= TS_H_CHANS) ? C[v] : v; }",
         "static int",
         "ts_h_act(const short *P, const short *C, const State *src, State *dst)",

@@ -264,13 +264,14 @@ def _run(cmd: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProce
 
 
 def run_spin(model: Path | None = None, *, text: str | None = None, flags=(), defines=(),
-             pan=(), opt: str = "-O2", timeout: float = 600) -> PanResult:
+             pan=(), opt: str = "-O2", timeout: float = 600, spin_args=()) -> PanResult:
     """Verify a model with plain spin + gcc + pan in a temporary directory.
 
     Give either ``model`` (a file; it is used in place so that its ``#include``s resolve) or
     ``text`` (written to a temporary ``model.pml``).  ``opt`` is gcc's optimisation level: the
     counts do not depend on it, and ``-O0`` compiles pan.c five times faster than ``-O2``,
-    which is what small models want.
+    which is what small models want.  ``spin_args``: spin's own options (``-o1`` for the
+    desugared program of a model written with the ref/public extension, as verify runs it).
     """
     if (model is None) == (text is None):
         raise TypeError("give exactly one of model and text")
@@ -282,7 +283,7 @@ def run_spin(model: Path | None = None, *, text: str | None = None, flags=(), de
         else:
             source = Path(model).resolve()
         steps = [
-            ["spin", *defines, "-a", str(source)],
+            ["spin", *defines, *spin_args, "-a", str(source)],
             ["gcc", opt, "-w", *flags, "-o", "pan", "pan.c"],
         ]
         for cmd in steps:

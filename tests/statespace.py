@@ -22,8 +22,11 @@ a sequence of N-byte records, one per stored state, in the order pan stored them
 dump is raw whatever pan stores, we compile with exactly the flags the reduced search uses,
 plus ``-DSVDUMP``: the dump then lists the very state space the reduction explores.  (The model
 is copied into the work directory and given to spin by its bare name, so that the ``.svd`` file
-lands there and not beside the model.)  With ``-a`` the nested search dumps the states it
-stores too, with ``_a_t & 1`` set; they are folded into the first search's (:func:`svd_records`).
+lands there and not beside the model; for a model written with the ref/public extension of
+seed 003 its desugared program goes there instead, and spin runs with ``-o1``, as verify runs
+it, while the StateSpace keeps the extended Model, whose group is the declared one.)  With
+``-a`` the nested search dumps the states it stores too, with ``_a_t & 1`` set; they are
+folded into the first search's (:func:`svd_records`).
 
 Where things are in ``now``: asking pan itself
 ----------------------------------------------
@@ -391,8 +394,16 @@ def explore(model_path: str | Path, workdir: str | Path, flags: Sequence[str] = 
     workdir.mkdir(parents=True, exist_ok=True)
     model = load_model(model_path, tuple(defines))
     local = workdir / model_path.name
-    shutil.copyfile(model_path, local)
-    _run(["spin", *(f"-D{d}" for d in defines), "-a", local.name], workdir)
+    spin_args: list[str] = []
+    if model.spin_text is not None:
+        # A model written with the ref/public extension: spin is given its desugared program,
+        # with -o1, as verify gives it (toolchain.spin_command): the state space the pan of
+        # every strategy searches.  The Model stays the extended one (its refs, its group).
+        local.write_text(model.spin_text)
+        spin_args.append("-o1")
+    else:
+        shutil.copyfile(model_path, local)
+    _run(["spin", *(f"-D{d}" for d in defines), *spin_args, "-a", local.name], workdir)
     # The Model as this pan checks it: whether its pan.m resets dead locals decides whether a
     # permutation may move what 0 names in a local (the same question verify asks).
     model = toolchain.as_checked_by(model, workdir)

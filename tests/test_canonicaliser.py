@@ -23,7 +23,9 @@ Checked, for every strategy of ``topspin_py.codegen.render.STRATEGIES``:
 * a strategy made for one kind of group only (``Strategy.symmetric_trees_only``) refuses the
   others, and only those, with a CodegenError.
 
-A planted bug (one pid field left unrenamed in the generated C) must be caught by these checks.
+A planted bug (one pid field left unrenamed in the generated C, or, in a model written with the
+ref/public extension, one element of a public variable left with the wrong instance) must be
+caught by these checks.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from pathlib import Path
 import cbuild
 import families
 import pytest
+from conftest import MODELS
 
 from topspin_py.codegen.render import STRATEGIES, CodegenError
 from topspin_py.codegen.trees import symmetric_trees
@@ -61,6 +64,7 @@ class Case:
     name: str
     corpus: str | None = None            # a path in the shared corpus
     source: str | None = None            # or generated Promela text (tests/families.py)
+    own: str | None = None               # or a path in tests/models
     slow: bool = False
 
 
@@ -75,6 +79,13 @@ CASES = [
     Case("hypercube3", source=families.hypercube(3), slow=True),
     Case("spin-peterson", corpus="spin-examples/peterson.pml"),       # active [2], 1 - _pid
     Case("manna-pnueli", corpus="spin-examples/manna_pnueli.pml"),    # client pids in globals
+    # Written with the ref/public extension (seed 003): cbuild.prepare gives spin the desugared
+    # program (spin -o1) and the group is the declared one.  Three peers with a global ref
+    # and a public byte (the global array turns[3]); two clients and two servers, whose refs
+    # hold local ids (a client's serv_id names pid serv_id + 2) and whose public mailboxes
+    # are the channel arrays cliChan[2] and serChan[2], a ref to a client in each request.
+    Case("ref-token", own="extension/ref_token.pml"),
+    Case("clientserver-ext-2-2", own="extension/clientserver_ext.pml"),
 ]
 
 
@@ -118,6 +129,8 @@ class Space:
 def _model_path(case: Case, corpus_dir: Path | None, workdir: Path) -> Path:
     if case.corpus is not None:
         return corpus_dir / case.corpus
+    if case.own is not None:
+        return MODELS / case.own
     path = workdir / f"{case.name}.pml"
     path.write_text(case.source)
     return path
@@ -397,13 +410,28 @@ def test_reduced_search_stores_one_state_per_orbit(spaces, case, strategy):
 
 def _drop_renaming(lvalue: str):
     """A mutation of the generated C: delete the first statement that renames the pid in a
-    place whose C text matches the regular expression ``lvalue``."""
-    pattern = re.compile(r"^.*(" + lvalue + r")\s*=\s*ts_pid\(.*$\n?", re.M)
+    place whose C text matches the regular expression ``lvalue`` (``ts_pid``, or ``ts_lid``
+    for a pid with an offset: a ref's local id)."""
+    pattern = re.compile(r"^.*(" + lvalue + r")\s*=\s*ts_[pl]id\(.*$\n?", re.M)
 
     def mutate(text: str) -> str:
         mutated, count = pattern.subn("", text, count=1)
         if count == 0:
-            pytest.skip(f"this strategy's C renames no pid at {lvalue!r} with ts_pid()")
+            pytest.skip(f"this strategy's C renames no pid at {lvalue!r} with ts_pid() or ts_lid()")
+        return mutated
+    return mutate
+
+
+def _drop_array_move(array: str):
+    """A mutation of the generated C: the first element of the pid-indexed global ``array``
+    that the element's image should move (``memcpy(&ts_dst->array[...], ...)``) stays where
+    it is: a public variable left with the wrong instance."""
+    pattern = re.compile(r"memcpy\(&ts_dst->" + array + r"\[[^;]*;")
+
+    def mutate(text: str) -> str:
+        mutated, count = pattern.subn(";", text, count=1)
+        if count == 0:
+            pytest.skip(f"this strategy's C moves no element of {array!r} with memcpy")
         return mutated
     return mutate
 
@@ -415,6 +443,12 @@ PLANTED = [
     # (A client's own `receiver` would not do: it is reset inside the same atomic sequence,
     # so it is 0 in every stored state and forgetting it changes nothing the checks could see.)
     pytest.param(CASES[2], r"\.fld1\b", id="email3-message-receiver"),
+    # ref_token: the global ref holder, the peer that holds the token.
+    pytest.param(CASES[-2], r"\bholder\b", id="ref-token-holder"),
+    # clientserver_ext: a client's serv_id, a local id with offset 2 (ts_lid), and the ref to
+    # the client in a request (the message field of serChan).
+    pytest.param(CASES[-1], r"\bserv_id\b", id="clientserver-ext-serv_id"),
+    pytest.param(CASES[-1], r"\.fld1\b", id="clientserver-ext-request-client"),
 ]
 
 
@@ -430,6 +464,24 @@ def test_a_forgotten_pid_renaming_is_caught(spaces, case, lvalue, strategy):
     exactness = STRATEGIES[strategy].exactness
     found = violations(space, broken, exactness, _coarsened(space, strategy), STRATEGIES[strategy].idempotent)
     assert found.started, "the checks did not notice a canonicaliser that forgets to rename a pid"
+    if exactness == "approximate":   # its rep need not be in the orbit
+        assert "rep(c(s)) == rep(s)" in found.started
+    else:
+        assert "rep in orbit" in found.started
+
+
+@pytest.mark.parametrize("strategy", list(STRATEGIES))
+def test_a_public_variable_left_with_the_wrong_instance_is_caught(spaces, strategy):
+    """ref_token: a peer's public `turns` is the global turns[_lid]; a canonicaliser that moves
+    the peers but leaves one element of turns behind gives a peer another's count."""
+    space = spaces(next(c for c in CASES if c.name == "ref-token"))
+    if refused(space, strategy):
+        return
+    broken = cbuild.Library(cbuild.build_library(
+        space.prepared, strategy, space.workdir / f"planted-{strategy}-turns", mutate=_drop_array_move("turns")))
+    exactness = STRATEGIES[strategy].exactness
+    found = violations(space, broken, exactness, _coarsened(space, strategy), STRATEGIES[strategy].idempotent)
+    assert found.started, "the checks did not notice a public variable left with the wrong instance"
     if exactness == "approximate":   # its rep need not be in the orbit
         assert "rep(c(s)) == rep(s)" in found.started
     else:

@@ -5,8 +5,12 @@ plain SPIN, and all the same; a trivial group falls back to plain SPIN's numbers
 
 Which runs
 ----------
-* tests/models/*.pml: every ``expect:`` run of every model that verifies (tests/models/bad/ is
-  refused by the front end and has no verdict).  Only a group that is not trivial gives
+* tests/models/*.pml and tests/models/extension/*.pml (models written with the ref/public
+  extension of seed 003: verify desugars them and runs spin -o1 on the desugared program, which
+  is plain SPIN's reference here too, and the orbit oracle explores that program with the
+  declared group): every ``expect:`` run of every model that verifies (tests/models/bad/ is
+  refused by the front end and has no verdict).  Where a header gives the group's ``order``,
+  the group in force must have it.  Only a group that is not trivial gives
   reduction something to do, and for most of these models the group is trivial (one process,
   processes run with different arguments, pids in arithmetic, embedded C, a claim naming a
   process...).  A trivial group makes every strategy run plain SPIN's own pipeline, which
@@ -46,6 +50,7 @@ from topspin_py.verify import VerifyOptions, verify
 
 ORACLE_MAX_STATES = 100_000
 ORACLE_MAX_ORDER = 1_000  # count_orbits applies every element to one state of each orbit
+EXTENSION_MODELS = MODELS / "extension"   # written with the ref/public extension (seed 003)
 
 
 # ------------------------------------------------------------------------------ tests/models
@@ -55,6 +60,7 @@ class ModelRun:
     index: int               # which expect: line of the header
     defines: tuple[str, ...]  # the header's flags and defines, as verify takes them (no -D)
     pan_args: tuple[str, ...]
+    order: int | None = None  # the header's order=, from reasoning written in its prose
 
     @property
     def id(self) -> str:
@@ -63,7 +69,7 @@ class ModelRun:
 
 def _model_runs() -> list[ModelRun]:
     runs = []
-    for path in sorted(MODELS.glob("*.pml")):
+    for path in [*sorted(MODELS.glob("*.pml")), *sorted(EXTENSION_MODELS.glob("*.pml"))]:
         try:
             header = read_header(path)
         except HeaderError:
@@ -73,7 +79,7 @@ def _model_runs() -> list[ModelRun]:
         for index, run in enumerate(header.runs):
             words = (*run.flags, *run.defines)
             assert all(w.startswith("-D") for w in words), f"{path.name}: {words}"
-            runs.append(ModelRun(path, index, tuple(w[2:] for w in words), run.pan))
+            runs.append(ModelRun(path, index, tuple(w[2:] for w in words), run.pan, run.order))
     return runs
 
 
@@ -105,6 +111,8 @@ def test_own_model(model_run: ModelRun, tmp_path: Path):
                 run(model_run.path, strategy, model_run.defines, model_run.pan_args)
         return
     group = group_in_force(model_run.path, model_run.defines, model_run.pan_args)
+    if model_run.order is not None:
+        assert group.order == model_run.order, (group.order, group.reasons)
     if group.order == 1 and model_run.id not in FALLBACK_SAMPLE:
         assert_falls_back(group)   # the runs themselves: on FALLBACK_SAMPLE
         return
@@ -114,6 +122,17 @@ def test_own_model(model_run: ModelRun, tmp_path: Path):
     if group.order > 1 and not comparison.plain.errors:
         orbits = orbit_count(comparison, tmp_path / "oracle")
     check_against_plain(comparison, orbits)
+
+
+def test_extended_models_are_tested():
+    """The models written with the ref/public extension are among the runs: their declared
+    groups are not trivial, and token_relay's first run ends in an assertion violation that
+    every strategy must find too."""
+    extended = {run.id: run for run in MODEL_RUNS if run.path.parent == EXTENSION_MODELS}
+    assert {"ref_token[0]", "clientserver_ext[0]", "token_relay[0]", "token_relay[1]"} <= set(extended)
+    assert all(run.order is not None and run.order > 1 for run in extended.values())
+    relay = extended["token_relay[0]"]
+    assert read_header(relay.path).runs[relay.index].counts["errors"] == 1
 
 
 def test_own_models_with_symmetry_are_tested():

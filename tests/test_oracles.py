@@ -33,6 +33,7 @@ from typing import Callable
 import pytest
 
 import families
+from conftest import MODELS
 from statespace import GroupAction, OracleError, StateSpace, closure_violations, count_orbits, explore
 from transitions import (ACCEPTING, ASSERTION, INVALID_END, TransitionGraph, edit_pan, explore_transitions,
                          format_violations, transition_violations)
@@ -53,13 +54,15 @@ COMPLETE_STRATEGIES = [name for name, strategy in STRATEGIES.items() if strategy
 
 @dataclass(frozen=True)
 class Case:
-    """A small model with a nontrivial group.  ``corpus`` is a path in the shared corpus, or
-    ``family`` builds the source; ``orbits`` and ``states`` are published counts (reduced and
-    unreduced), None where nothing is published."""
+    """A small model with a nontrivial group.  ``corpus`` is a path in the shared corpus,
+    ``family`` builds the source, or ``own`` is a path in tests/models; ``orbits`` and
+    ``states`` are published counts (reduced and unreduced), None where nothing is published
+    (for our own models: the counts of their headers, from plain spin)."""
 
     name: str
     corpus: str | None = None
     family: Callable[[], str] | None = None
+    own: str | None = None
     pan_args: tuple[str, ...] = ()
     orbits: int | None = None
     states: int | None = None
@@ -86,6 +89,18 @@ CASES = [
     Case("spin-manna_pnueli", corpus="spin-examples/manna_pnueli.pml", states=117),
     # The clients' S4 only: the servers' swap is no symmetry (test_load_balancer_server_swap...).
     Case("loadbalancer", corpus="topspin/loadbalancer.p", pan_args=("-m100000",), states=200850, slow=True),
+]
+
+# Models written with the ref/public extension (seed 003, tests/models/extension/): explore
+# gives spin their desugared program with -o1, as verify does, and their group is the one they
+# declare (detect on the extended Model), each instance with its public variables and mailboxes.
+# The orbit oracle runs on them in test_differential.py; here the closure and transition
+# oracles.  token_relay's assertion fails (the differential test finds it with every
+# strategy): with -A the whole state space.  Unreduced counts: the models' headers.
+EXTENDED = [
+    Case("ref_token", own="extension/ref_token.pml", states=5012),
+    Case("clientserver_ext", own="extension/clientserver_ext.pml", states=6393),
+    Case("token_relay-A", own="extension/token_relay.pml", pan_args=("-A",), states=238),
 ]
 
 
@@ -116,6 +131,8 @@ class _Cache:
     def model_path(self, case: Case, request) -> Path:
         if case.corpus is not None:
             return request.getfixturevalue("corpus") / case.corpus
+        if case.own is not None:
+            return MODELS / case.own
         path = self.tmp.mktemp(f"model-{case.name}") / f"{case.name}.pml"
         path.write_text(case.family())
         return path
@@ -134,7 +151,7 @@ def orbit_count(explored: Explored) -> int:
 
 
 # ------------------------------------------------------------------------------ orbit oracle
-@pytest.mark.parametrize("case", [c.param() for c in CASES])
+@pytest.mark.parametrize("case", [c.param() for c in CASES + EXTENDED])
 def test_dump_holds_every_stored_state(cache, request, case):
     explored = cache.get(case, request)
     # explore() already checks the dump against pan's own count, record by record
@@ -206,7 +223,7 @@ def test_no_stored_state_is_inside_inits_atomic_start_up(cache, request, case):
 # count is still the orbit count (test_exact_strategy_stores_one_state_per_orbit).
 
 
-@pytest.mark.parametrize("case", [c.param() for c in CASES])
+@pytest.mark.parametrize("case", [c.param() for c in CASES + EXTENDED])
 def test_reachable_states_closed_under_detected_generators(cache, request, case):
     explored = cache.get(case, request)
     space, group = explored.space, explored.group
@@ -233,6 +250,27 @@ def test_closure_oracle_catches_clients_swapped_without_their_channels(cache, re
     with pytest.raises(ModelError):  # the product's own validity check refuses it too
         group_from_generators(explored.space.model, [("(client:1 client:2)", SourcePos("planted", 1))])
     assert closure_violations(explored.space, planted, limit=10)
+
+
+@pytest.mark.parametrize("proctype,mailbox", [("client", "cliChan"), ("server", "serChan")])
+def test_closure_oracle_catches_instances_swapped_without_their_public_mailboxes(cache, request,
+                                                                                  proctype, mailbox):
+    """clientserver_ext: `public chan` makes one mailbox per instance (the desugared global
+    array cliChan[2], serChan[2]), and the declared swap of two instances exchanges their
+    mailboxes too (seed 003 2.2).  A swap built by hand that leaves the mailboxes where they
+    are is no symmetry: an instance would read the other's mailbox, and the refs naming it
+    (a server's `cli`, a client's `serv_id`, the ref in each request) would name the instance
+    whose mailbox the messages are not in."""
+    explored = cache.get(next(c for c in EXTENDED if c.name == "clientserver_ext"), request)
+    space, group = explored.space, explored.group
+    first, second = [p.pid for p in space.model.processes if p.proctype == proctype]
+    chans = {c.name: c.id for c in space.model.channels}
+    boxes = chans[f"{mailbox}[0]"], chans[f"{mailbox}[1]"]
+    declared = next(g for g in group.generators if g.pid(first) == second)
+    assert (declared.chan(boxes[0]), declared.chan(boxes[1])) == (boxes[1], boxes[0])
+    assert closure_violations(space, declared) == []
+    planted = Alpha.of({first: second, second: first}, {})
+    assert closure_violations(space, planted, limit=10)
 
 
 def test_load_balancer_server_swap_is_not_a_symmetry(cache, request):
@@ -301,7 +339,7 @@ def transition_graph(cache: _Cache, case: Case, request) -> TransitionGraph:
     return explored.graph
 
 
-@pytest.mark.parametrize("case", [c.param() for c in CASES])
+@pytest.mark.parametrize("case", [c.param() for c in CASES + EXTENDED])
 def test_transition_graph_closed_under_detected_generators(cache, request, case):
     explored = cache.get(case, request)
     graph = transition_graph(cache, case, request)
