@@ -119,7 +119,11 @@ def test_own_model(model_run: ModelRun, tmp_path: Path):
     comparison = verify_every_way(model_run.path, model_run.defines, model_run.pan_args)
     assert comparison.group_order == group.order
     orbits = None
-    if group.order > 1 and not comparison.plain.errors:
+    # The orbit oracle counts the orbits of the states plain SPIN stores.  With partial-order
+    # reduction on, which states a search stores depends on its order, and a symmetry-reduced
+    # search goes another way (clientserver_ext: 1,300 states stored by every exact strategy,
+    # 1,328 orbits of plain SPIN's POR state space): the equality holds for full searches only.
+    if group.order > 1 and not comparison.plain.errors and "NOREDUCE" in model_run.defines:
         orbits = orbit_count(comparison, tmp_path / "oracle")
     check_against_plain(comparison, orbits)
 

@@ -419,8 +419,6 @@ def test_fig4_sorts_the_proctypes_in_declaration_order(fig4: Bench):
     assert result == _product(CLIENTS_SERVERS, expected)
 
 
-@pytest.mark.xfail(strict=True, reason="tests/cbuild.py's group action moves an array indexed by pid - K "
-                   "(Server_v) and renames a value holding pid - K (a client's ref) as if K were 0")
 def test_the_harness_action_gives_the_reference_orbit_of_fig4(fig4: Bench):
     # The orbit of the Fig. 4 state under S3 x S3 (36 images, all distinct: the v are), by the
     # harness's action and by the reference's (seed 003 Def. 1).
