@@ -381,8 +381,10 @@ def _points(model: Model) -> list[tuple[str, int]]:
 def _unsupported(model: Model) -> list[str]:
     reasons = []
     for run in model.dynamic_runs:
+        why = model.unnumbered_why.get(id(run))
+        because = f" ({why})" if why else ""
         reasons.append(f"{run.pos}: processes started here ('run {run.proctype}') cannot be numbered "
-                       "before the search, so no permutation of them can be checked")
+                       f"before the search{because}, so no permutation of them can be checked")
         break
     for unit in model.expanded.units:
         for node in unit.walk():
