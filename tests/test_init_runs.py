@@ -132,3 +132,35 @@ def test_unnumbered_reason_reaches_detection(tmp_path):
     assert group.order == 1
     assert any("cannot be numbered before the search" in r and "writes its counter 'i'" in r
                for r in group.reasons)
+
+
+# ------------------------------------------------------------------------ parameters as ids
+IDS = """\
+    #define N 3
+    bool want[N];
+    proctype P(byte id; byte other) { end: do :: USE od }
+    init { byte i; atomic { for (i : 0 .. N - 1) { run P(i, 7) } } }
+    """
+
+
+@pytest.mark.parametrize("use,offset", [
+    ("want[id] = true; want[id] = false", 1),   # an index: id is pid - 1
+    ("want[0] = (id == 2)", 1),                 # compared with a constant: still an id (renamed)
+    ("want[(id + 1) % N] = true", None),        # arithmetic: not an id, left as data
+    ("want[id] = (id < 2)", None),              # an ordering: likewise
+    ("id = 0", None),                           # written: not an id
+])
+def test_a_parameter_that_gets_the_pid_shifted_by_a_constant_holds_pids(tmp_path, use, offset):
+    from topspin_py.symmetry.types import PID, infer_types
+
+    model = load_model(write(tmp_path, IDS.replace("USE", use)))
+    types = infer_types(model)
+    slot = ("local", "P", "id")
+    if offset is None:
+        assert slot not in types.id_parameters and types.kind(slot) != PID
+        assert not types.taints  # (the id left as data taints nothing)
+    else:
+        assert types.id_parameters[slot] == offset
+        assert types.kind(slot) == PID and types.offset(slot) == offset
+    # every P gets 7: no id
+    assert ("local", "P", "other") not in types.id_parameters
