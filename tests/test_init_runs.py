@@ -110,6 +110,14 @@ UNDECIDED = {
                   "'goto L' can go back to before runs"),
     "if with runs": ("byte x; init { if :: x -> run P(q, 0) :: else -> skip fi }",
                      "which option of this 'if' is taken is not decided"),
+    # T may end before the first P starts, and the P then get pids 1 and 2, not 2 and 3
+    "a process that ends first": ("proctype T() { skip }\n"
+                                  "init { byte i; run T(); for (i : 0 .. 1) { run P(q, i) } }",
+                                  "a 'T' started here can terminate before the run"),
+    # likewise once init leaves the atomic sequence, or blocks inside it
+    "blocking in atomic": ("proctype T() { skip }\nbyte x;\n"
+                           "init { byte i; atomic { run T(); x == 0; for (i : 0 .. 1) { run P(q, i) } } }",
+                           "a 'T' started here can terminate before the run"),
 }
 
 
@@ -118,10 +126,31 @@ def test_loops_the_text_does_not_decide_stay_unnumbered(tmp_path, case):
     text, why = UNDECIDED[case]
     model = load_model(write(tmp_path, "chan q = [1] of { byte };\n" + P + text))
     assert model.dynamic_runs
-    assert [p.proctype for p in model.processes] == [INIT]
+    assert [p.proctype for p in model.processes] in ([INIT], [INIT, "T"])  # no P numbered
     reason = model.unnumbered_why[id(model.dynamic_runs[0])]
     assert why in reason
     assert re.match(r".*m\.pml:\d+:\d+: ", reason)
+
+
+def test_a_process_that_can_end_is_followed_by_runs_only_inside_one_atomic_sequence(tmp_path):
+    # init stays inside its atomic sequence through the runs (a run does not block), so T
+    # cannot end before the P start: P get pids 2..4, as pan's assertion confirms.
+    source = """\
+        proctype T() { skip }
+        proctype P(byte id) { assert(_pid == id + 2); end: false }
+        init { byte i; atomic { run T(); for (i : 0 .. 2) { run P(i) } } }
+        """
+    model = load_model(write(tmp_path, source))
+    assert not model.dynamic_runs
+    assert [(p.pid, p.proctype) for p in model.processes] == [(0, INIT), (1, "T"), (2, "P"), (3, "P"), (4, "P")]
+    assert pan_errors(tmp_path, write(tmp_path, source, "checked.pml")) == 0
+    # Outside the atomic sequence, T can end first and hand its pid to the first P: pan finds
+    # the assertion violated, and the numbering gives up there.
+    loose = source.replace("atomic { run T(); for (i : 0 .. 2) { run P(i) } }",
+                           "run T(); for (i : 0 .. 2) { run P(i) }")
+    assert pan_errors(tmp_path, write(tmp_path, loose, "loose.pml")) == 1
+    model = load_model(write(tmp_path, loose, "loose.pml"))
+    assert model.dynamic_runs and [p.proctype for p in model.processes] == [INIT, "T"]
 
 
 def test_unnumbered_reason_reaches_detection(tmp_path):

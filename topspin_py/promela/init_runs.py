@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ..errors import ModelError
 from . import ast
@@ -72,10 +73,11 @@ class _Stop(Exception):
 
 
 def init_runs(body: ast.Sequence, constants: dict[str, int], proctypes: set[str],
-              constant_value) -> InitRuns:
+              constant_value, may_end: Callable[[str], bool]) -> InitRuns:
     """The runs of init's ``body`` (inline calls expanded), numbered (see the module
-    docstring).  ``constants``: mtype names; ``constant_value``: model.constant_value."""
-    walker = _Walker(body, constants, proctypes, constant_value)
+    docstring).  ``constants``: mtype names; ``constant_value``: model.constant_value;
+    ``may_end``: whether a process of the named proctype can terminate."""
+    walker = _Walker(body, constants, proctypes, constant_value, may_end)
     why = None
     try:
         walker.sequence(body, in_loop=False)
@@ -97,9 +99,17 @@ def init_runs(body: ast.Sequence, constants: dict[str, int], proctypes: set[str]
 
 
 class _Walker:
-    def __init__(self, body, constants, proctypes, constant_value) -> None:
+    def __init__(self, body, constants, proctypes, constant_value, may_end) -> None:
         self.constants = constants
         self.proctypes = proctypes
+        self.may_end = may_end
+        # A started process that can terminate, while init is still starting others: if it
+        # ends first, as the last one started, SPIN gives its pid to the next run.  That cannot
+        # happen while init stays inside one atomic sequence without a statement that blocks
+        # (a `run` does not block): `exposed` says whether init may have left it since.
+        self.may_have_ended: ast.Run | None = None
+        self.exposed = False
+        self.atomic_depth = 0
         self.value_of = constant_value
         # init's scalar locals of a basic type, with the values they can hold
         self.ranges: dict[str, tuple[int, int]] = {}
@@ -141,6 +151,8 @@ class _Walker:
         while isinstance(stmt, ast.Labeled):
             self.labels.setdefault(stmt.label, len(self.started))
             stmt = stmt.stmt
+        if self.atomic_depth == 0 or not _never_blocks(stmt):
+            self.exposed = True  # another process may move before the next run
         match stmt:
             case ast.Decl():
                 for var in stmt.vars:
@@ -149,7 +161,14 @@ class _Walker:
                         # initialiser there); no initialiser: 0.
                         self.set(var.name, 0 if var.init is None else self.value(var.init))
                     self.no_run_in(var.init, stmt)
-            case ast.Atomic() | ast.DStep() | ast.Block():
+            case ast.Atomic() | ast.DStep():
+                self.atomic_depth += 1
+                try:
+                    self.sequence(stmt.body, in_loop)
+                finally:
+                    self.atomic_depth -= 1
+                self.exposed = self.exposed or self.atomic_depth == 0
+            case ast.Block():
                 self.sequence(stmt.body, in_loop)
             case ast.ForRange() if _runs_in(stmt):
                 self.for_range(stmt)
@@ -208,12 +227,18 @@ class _Walker:
     def run(self, run: ast.Run) -> None:
         if run.proctype not in self.proctypes:
             raise ModelError(f"run of an undeclared proctype '{run.proctype}'", run.pos)
+        if self.may_have_ended is not None and self.exposed:
+            ended = self.may_have_ended
+            raise _Stop(f"{ended.pos}: a '{ended.proctype}' started here can terminate before "
+                        f"the run at {run.pos} and give it its pid")
         if len(self.started) + 1 >= MAX_PROCESSES:
             raise _Stop(f"{run.pos}: it would start more than {MAX_PROCESSES} processes")
         for arg in run.args:
             self.no_run_in(arg, run)
         args = [_fold(_put_in(a, self.env), self.constants, self.value_of) for a in run.args]
         self.started.append(StartedProcess(run, args))
+        if self.may_end(run.proctype):
+            self.may_have_ended, self.exposed = run, False
 
     # ------------------------------------------------------------------ loops
     def for_range(self, loop: ast.ForRange) -> None:
@@ -301,11 +326,24 @@ class _Walker:
         return None
 
 
-def _range(type_name: ast.TypeName, var: ast.VarDecl, constant_value) -> tuple[int, int] | None:
-    if type_name.name == "unsigned":
+def _never_blocks(stmt) -> bool:
+    """Whether init, in an atomic sequence, keeps running through ``stmt``: a statement that
+    cannot block, a run, or a compound statement whose own steps the walker checks one by one
+    (an unrolled loop, whose guards it found true)."""
+    if isinstance(stmt, (ast.Do, ast.ForRange)):
+        return _runs_in(stmt)
+    if isinstance(stmt, ast.ExprStmt):
+        return isinstance(stmt.expr, ast.Run)
+    return isinstance(stmt, (ast.Atomic, ast.DStep, ast.Block, ast.Assign, ast.IncDec, ast.Decl,
+                             ast.Skip, ast.Printf, ast.Printm))
+
+
+def _range(type_name, var: ast.VarDecl, constant_value) -> tuple[int, int] | None:
+    name = getattr(type_name, "name", None)  # (a ref of the extension is no TypeName)
+    if name == "unsigned":
         bits = constant_value(var.bits) if var.bits is not None else None
         return (0, (1 << bits) - 1) if bits is not None else None
-    return _RANGES.get(type_name.name)
+    return _RANGES.get(name) if isinstance(name, str) else None
 
 
 def _unlabelled(stmt):

@@ -376,7 +376,11 @@ class _Builder:
         dynamic: list[ast.Run] = []
         self.unnumbered_why = {}
         if init is not None:
-            found = init_runs(init.body, self.mtypes, set(proctypes), constant_value)
+            # (whether a process can terminate is the symmetry analysis's conservative test)
+            from ..symmetry.validity import can_terminate
+
+            found = init_runs(init.body, self.mtypes, set(proctypes), constant_value,
+                              lambda name: can_terminate(proctypes[name].body))
             for started in found.started:
                 processes.append(ProcessInstance(len(processes), started.run.proctype, "run", started.args,
                                                  started.run.pos, started.run))
