@@ -193,3 +193,29 @@ def test_a_parameter_that_gets_the_pid_shifted_by_a_constant_holds_pids(tmp_path
         assert types.kind(slot) == PID and types.offset(slot) == offset
     # every P gets 7: no id
     assert ("local", "P", "other") not in types.id_parameters
+
+
+def test_which_locals_pan_resets_decides_whether_pid_k_may_move(tmp_path):
+    """An id with offset K reset to 0 where it is dead would name pid K whatever the
+    permutation: pid K stays put when the pan spin wrote resets the id, and only then."""
+    from topspin_py.pan import toolchain
+    from topspin_py.symmetry.detect import detect
+
+    models = Path(__file__).resolve().parent / "models"
+    source = (models / "ids_dead.pml").read_text()
+    # The id read once, in a condition, and the loop written with `_pid - 1` instead (the same
+    # values): spin resets the id after its last read.
+    id_dead = source.replace("busy[id]", "busy[_pid - 1]").replace("go;\nend:", "go;\n\tbusy[id] == false;\nend:")
+    assert "busy[id] == false" in id_dead
+    for name, text, resets, order in (("kept.pml", source, {("Worker", "go")}, 6),
+                                      ("reset.pml", id_dead, {("Worker", "go"), ("Worker", "id")}, 2)):
+        workdir = tmp_path / name.removesuffix(".pml")
+        workdir.mkdir()
+        path = write(workdir, text, name)
+        subprocess.run(["spin", "-a", name], cwd=workdir, check=True, capture_output=True)
+        model = toolchain.as_checked_by(load_model(path), workdir)
+        assert model.dead_resets == frozenset(resets)
+        group = detect(model)
+        assert group.order == order
+        if order == 2:
+            assert all(alpha.pid(1) == 1 for alpha in group.generators)

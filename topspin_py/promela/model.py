@@ -121,6 +121,9 @@ class Model:
     # pids whatever the permutation.  True unless the pan.m spin wrote shows no such reset
     # (toolchain.resets_dead_locals).
     resets_dead_locals: bool = True
+    # Which locals it resets, as (proctype, variable) pairs (INIT for init's), from the marks
+    # in that pan.m; None when not known (then every local may be reset).
+    dead_resets: frozenset[tuple[str, str]] | None = None
 
     @property
     def spin_text(self) -> str | None:
