@@ -104,6 +104,9 @@ UNDECIDED = {
     "branch in the body": ("byte x; init { byte i; do :: i < 3 -> run P(q, i); "
                            "if :: x -> i++ :: else -> i = i + 2 fi :: else -> break od }",
                            "the body of the loop around it branches here"),
+    # u cannot hold 4: spin's loop never ends
+    "counter wraps": ("init { unsigned u : 2; for (u : 0 .. 3) { run P(q, u) } }",
+                      "its counter 'u' cannot hold the value after the last one"),
     "unknown bound": ("byte n = 3; init { byte i; do :: i < n -> run P(q, i); i++ :: else -> break od }",
                       "the condition '(i < n)' is not decided"),
     "goto back": ("init { byte i; L: run P(q, i); i++; if :: i < 3 -> goto L :: else fi }",

@@ -251,11 +251,16 @@ class _Walker:
             raise _Stop(f"{loop.pos}: the loop's body writes its counter '{counter.name}'")
         # spin's `for` is `i = lo; do :: i <= hi -> body; i++ :: else -> break od`
         self.set(counter.name, self.value(loop.lo))
+        start = self.iteration_count
         with self.iterations(loop):
             while True:
                 hi = self.value(loop.hi)
-                if counter.name not in self.env or hi is None:
-                    raise _Stop(f"{loop.pos}: its bounds are not constants")
+                if counter.name not in self.env:
+                    raise _Stop(f"{loop.pos}: " + ("its lower bound is not a constant" if self.iteration_count == start
+                                                   else f"its counter '{counter.name}' cannot hold the value after "
+                                                        "the last one (spin's loop wraps around)"))
+                if hi is None:
+                    raise _Stop(f"{loop.pos}: its upper bound is not a constant")
                 if self.env[counter.name] > hi:
                     return
                 self.sequence(loop.body, in_loop=True)
