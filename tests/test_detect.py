@@ -261,6 +261,14 @@ def test_lookalike_processes_that_are_not_permuted_are_explained(tmp_path):
     group = detect(load_model(path))
     assert group.order == 1
     assert any(f"{path}:2" in r and "'A', 'B' are copies" in r for r in group.reasons)
+    # C's id is its pid - 3 (issue 15: a parameter that acts as an id moves with the pids):
+    # the swap of the two C is explained where the text breaks it (A names x[0], the element
+    # of C:3; and before that, SPIN could reset a dead id to 0, which names pid 3).
+    assert any(alpha.pid(3) == 4 and r.pos is not None for alpha, r in group.left_out)
+    # Given in the other order, the ids are no pid shifted by one constant: data, and said so.
+    path = write(tmp_path, path.read_text().replace("run C(0); run C(1)", "run C(1); run C(0)"), "swapped.pml")
+    group = detect(load_model(path))
+    assert group.order == 1
     assert any(f"{path}:5" in r and "'id'" in r for r in group.reasons)
 
 

@@ -588,9 +588,11 @@ def test_pids_channel_ids_and_mtype_values_agree_with_pan(tmp_path):
 
 
 def test_runs_under_control_flow_are_dynamic(tmp_path):
+    # (a loop that constants and init's own variables decide is unrolled: tests/test_init_runs.py)
     model = load_model(write(tmp_path, """\
+        byte n = 2;
         proctype W() { skip }
-        init { byte i; run W(); do :: i < 2 -> run W(); i++ :: else -> break od }
+        init { byte i; run W(); do :: i < n -> run W(); i++ :: else -> break od }
         """))
     assert [p.proctype for p in model.processes] == [INIT, "W"]
     assert len(model.dynamic_runs) == 1

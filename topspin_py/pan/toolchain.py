@@ -190,9 +190,35 @@ def resets_dead_locals(pan_dir: Path) -> bool:
     return not path.is_file() or "/* dead " in path.read_text(encoding="latin-1")
 
 
+def dead_resets(pan_dir: Path) -> frozenset[tuple[str, str]] | None:
+    """The locals that the pan spin wrote into ``pan_dir`` resets where they are dead, as
+    (proctype, variable) pairs: each mark ``/* dead N: x */`` of pan.m lies in the code of the
+    proctype whose ``/* PROC name */`` comes before it (a field ``x.f`` or element ``x[i]``
+    counts as ``x``).  None without pan.m."""
+    path = pan_dir / "pan.m"
+    if not path.is_file():
+        return None
+    found = set()
+    proctype = None
+    for line in path.read_text(encoding="latin-1").splitlines():
+        header = _PROC_MARK.search(line)
+        if header:
+            proctype = header.group(1)
+        for mark in _DEAD_MARK.finditer(line):
+            if proctype is None:
+                return None  # a mark outside every proctype's code: we cannot tell whose
+            found.add((proctype, mark.group(1)))
+    return frozenset(found)
+
+
+_PROC_MARK = re.compile(r"/\* PROC (\S+) \*/")
+_DEAD_MARK = re.compile(r"/\* dead \d+: ([A-Za-z_][A-Za-z0-9_]*)")
+
+
 def as_checked_by(model: Model, pan_dir: Path) -> Model:
-    """``model``, knowing whether the pan in ``pan_dir`` resets dead locals."""
-    return dataclasses.replace(model, resets_dead_locals=resets_dead_locals(pan_dir))
+    """``model``, knowing whether the pan in ``pan_dir`` resets dead locals, and which."""
+    return dataclasses.replace(model, resets_dead_locals=resets_dead_locals(pan_dir),
+                               dead_resets=dead_resets(pan_dir))
 
 
 def load_model_checked(model: Path, defines, cpp_flags: tuple[str, ...] = ()) -> Model:

@@ -11,8 +11,11 @@ Numbering follows SPIN 6.5.2's verifier (checked against pan):
 * mtype values: each ``mtype`` declaration numbers its names from the last one down, above the
   values of earlier declarations of the same mtype (``mtype = {a, b}`` gives a=2, b=1).
 
-Runs whose execution cannot be decided from the text (inside ``if``/``do``, in proctypes
-other than ``init``) are listed in ``dynamic_runs``; the symmetry analysis treats them
+init's runs are followed by init_runs.py: straight-line code, and loops whose iterations
+constants and init's own variables decide (``for (i : 0 .. N-1) { run P(i) }``, ``do :: i < N ->
+run P(i); i++ :: else -> break od``), unrolled for the numbering only.  Runs whose execution
+cannot be decided from the text (under a branch, in proctypes other than ``init``) are listed in
+``dynamic_runs``, with why for init's (``unnumbered_why``); the symmetry analysis treats them
 conservatively.
 """
 
@@ -28,6 +31,7 @@ from ..gcpause import collector_paused
 from . import ast
 from .desugar import RefKnowledge, desugar
 from .extension import uses_extension
+from .init_runs import init_runs
 from .inline import expand_inlines
 from .parser import parse_file
 
@@ -98,6 +102,9 @@ class Model:
     never_claims: list[ast.Never]
     ltl: list[ast.Ltl]
     dynamic_runs: list[ast.Run]
+    # id of a run of init in dynamic_runs -> why init_runs could not number it (a sentence that
+    # begins with the place)
+    unnumbered_why: dict[int, str] = field(default_factory=dict)
     # Whether the search may look for acceptance or non-progress cycles (pan -a, -l): True
     # unless the caller knows it is a safety search (see for_safety_search).
     cycle_search: bool = True
@@ -114,6 +121,9 @@ class Model:
     # pids whatever the permutation.  True unless the pan.m spin wrote shows no such reset
     # (toolchain.resets_dead_locals).
     resets_dead_locals: bool = True
+    # Which locals it resets, as (proctype, variable) pairs (INIT for init's), from the marks
+    # in that pan.m; None when not known (then every local may be reset).
+    dead_resets: frozenset[tuple[str, str]] | None = None
 
     @property
     def spin_text(self) -> str | None:
@@ -284,6 +294,7 @@ class _Builder:
         self.mtypes: dict[str, int] = {}
         self.mtype_sets: dict[str | None, list[str]] = {}
         self.consts: dict[str, int] = {}
+        self.unnumbered_why: dict[int, str] = {}
 
     def process_instances(self) -> list[ProcessInstance]:
         """The processes the program starts, numbered as ``build`` numbers them."""
@@ -318,6 +329,7 @@ class _Builder:
             init=inits[0] if inits else None, locals=locals_, processes=processes,
             channels=channels, never_claims=[u for u in units if isinstance(u, ast.Never)],
             ltl=[u for u in units if isinstance(u, ast.Ltl)], dynamic_runs=dynamic,
+            unnumbered_why=self.unnumbered_why,
         )
 
     # ------------------------------------------------------------------ declarations
@@ -365,54 +377,24 @@ class _Builder:
                 init = unit
                 processes.append(ProcessInstance(len(processes), INIT, "init", pos=unit.pos))
         dynamic: list[ast.Run] = []
+        self.unnumbered_why = {}
         if init is not None:
-            self._static_runs(init.body, {}, processes, dynamic, proctypes)
+            # (whether a process can terminate is the symmetry analysis's conservative test)
+            from ..symmetry.validity import can_terminate
+
+            found = init_runs(init.body, self.mtypes, set(proctypes), constant_value,
+                              lambda name: can_terminate(proctypes[name].body))
+            for started in found.started:
+                processes.append(ProcessInstance(len(processes), started.run.proctype, "run", started.args,
+                                                 started.run.pos, started.run))
+            for run, why in found.unnumbered:
+                dynamic.append(run)
+                self.unnumbered_why[id(run)] = why
         # Runs anywhere else cannot be placed statically.
         for unit in units:
             if isinstance(unit, ast.Proctype):
                 dynamic.extend(n for n in unit.body.walk() if isinstance(n, ast.Run))
         return processes, dynamic
-
-    def _static_runs(self, seq, env, processes, dynamic, proctypes) -> bool:
-        """Add the runs that straight-line code in ``seq`` executes; False once control
-        flow makes the rest undecidable (those runs go to ``dynamic``)."""
-        for step in seq.steps:
-            stmt = step.stmt if isinstance(step, ast.Labeled) else step
-            if isinstance(stmt, (ast.Atomic, ast.DStep, ast.Block)):
-                if not self._static_runs(stmt.body, env, processes, dynamic, proctypes):
-                    return False
-                continue
-            if isinstance(stmt, ast.ForRange) and stmt.var.index is None:
-                lo = constant_value(stmt.lo, {**self.mtypes, **env})
-                hi = constant_value(stmt.hi, {**self.mtypes, **env})
-                if lo is not None and hi is not None:
-                    for value in range(lo, hi + 1):
-                        inner = {**env, stmt.var.name: value}
-                        if not self._static_runs(stmt.body, inner, processes, dynamic, proctypes):
-                            return False
-                    continue
-            run = _run_of(stmt)
-            if run is not None:
-                if run.proctype not in proctypes:
-                    raise ModelError(f"run of an undeclared proctype '{run.proctype}'", run.pos)
-                args = [_fold(a, {**self.mtypes, **env}) for a in run.args]
-                processes.append(ProcessInstance(len(processes), run.proctype, "run", args, run.pos, run))
-                continue
-            nested = [n for n in stmt.walk() if isinstance(n, ast.Run)]
-            if nested:
-                dynamic.extend(nested)
-                self._collect_rest(seq, step, dynamic)
-                return False
-            if isinstance(stmt, (ast.Goto, ast.Break, ast.If, ast.Do, ast.Unless)):
-                self._collect_rest(seq, step, dynamic)
-                return False
-        return True
-
-    @staticmethod
-    def _collect_rest(seq, after, dynamic) -> None:
-        index = next(i for i, s in enumerate(seq.steps) if s is after)
-        for step in seq.steps[index + 1:]:
-            dynamic.extend(n for n in step.walk() if isinstance(n, ast.Run))
 
     # ------------------------------------------------------------------ channels
     def _channels(self, globals_, processes, locals_) -> list[StaticChannel]:
@@ -441,12 +423,6 @@ def _run_of(stmt):
     if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Run):
         return stmt.value
     return None
-
-
-def _fold(expr, env):
-    """``expr`` with a constant value folded to ``Const`` (run arguments in unrolled loops)."""
-    value = constant_value(expr, env)
-    return ast.Const(value=value, pos=expr.pos) if value is not None else expr
 
 
 _BINARY = {

@@ -344,7 +344,8 @@ def _unpermuted_lookalikes(model: Model, types) -> list[str]:
     for name in model.proctypes:
         instances = model.processes_of(name)
         params = [v for v in model.locals.get(name, []) if v.is_param]
-        data = [i for i, v in enumerate(params) if types.kind(("local", name, v.name)) != CHAN]
+        data = [i for i, v in enumerate(params) if types.kind(("local", name, v.name)) != CHAN
+                and ("local", name, v.name) not in types.id_parameters]  # (those move with the pids)
         values = {tuple(_normal(p.args[i]) for i in data if i < len(p.args)) for p in instances}
         if len(values) > 1:
             param = params[data[0]].name
@@ -381,8 +382,10 @@ def _points(model: Model) -> list[tuple[str, int]]:
 def _unsupported(model: Model) -> list[str]:
     reasons = []
     for run in model.dynamic_runs:
+        why = model.unnumbered_why.get(id(run))
+        because = f" ({why})" if why else ""
         reasons.append(f"{run.pos}: processes started here ('run {run.proctype}') cannot be numbered "
-                       "before the search, so no permutation of them can be checked")
+                       f"before the search{because}, so no permutation of them can be checked")
         break
     for unit in model.expanded.units:
         for node in unit.walk():

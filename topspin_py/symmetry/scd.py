@@ -157,8 +157,10 @@ def build_diagram(model: Model, types: TypeInfo, checker: Checker, regions: bool
         if kind == "pid":
             proc = model.processes[value]
             params = [v for v in model.locals.get(proc.proctype, []) if v.is_param]
+            # (a parameter that holds the process's own pid - K tells no process apart)
             data_args = tuple(print_expr(a) for a, p in zip(proc.args, params)
-                              if types.kind(("local", proc.proctype, p.name)) != CHAN)
+                              if types.kind(("local", proc.proctype, p.name)) != CHAN
+                              and ("local", proc.proctype, p.name) not in types.id_parameters)
             base = ("pid", proc.proctype, data_args)
         else:
             chan = next(c for c in model.channels if c.id == value)

@@ -74,6 +74,9 @@ class TypeInfo:
     known_kinds: dict = field(default_factory=dict, repr=False, compare=False)
     # root -> K, for the PID classes whose values are pids shifted by K (v denotes pid v + K)
     offset_of_root: dict = field(default_factory=dict)
+    # parameter slot -> K, for the parameters taken to hold their process's pid - K
+    # (id_parameters)
+    id_parameters: dict = field(default_factory=dict)
 
     def find(self, slot: Slot) -> Slot:
         while self.parent.get(slot, slot) != slot:
@@ -166,13 +169,74 @@ class SlotResolver:
 
 
 def infer_types(model: Model) -> TypeInfo:
-    """Unify the slots of ``model`` and classify them."""
-    return _Inference(model).run()
+    """Unify the slots of ``model`` and classify them.
+
+    A parameter that the runs of init give each process's own pid shifted by a constant
+    (id_parameters) is taken to hold that pid, with the offset: unless that makes its class
+    tainted (it is used in arithmetic or an ordering, or meets plain pids), when it is left
+    as data and the inference is made again without it."""
+    candidates = id_parameters(model)
+    while True:
+        info = _Inference(model, candidates).run()
+        spoiled = {slot for slot in candidates
+                   if any(info.find(t.slot) == info.find(slot) for t in info.taints)}
+        if not spoiled:
+            info.id_parameters = {slot: offset for slot, (offset, _node) in candidates.items()}
+            return info
+        candidates = {slot: found for slot, found in candidates.items() if slot not in spoiled}
+
+
+def id_parameters(model: Model) -> dict[Slot, tuple[int, ast.Node]]:
+    """The parameters that act as ids: each instance of a proctype, all started by init's runs
+    (numbered, Model.processes), gets its own pid minus one constant K as the parameter, and
+    the proctype never writes it (``for (i : 0 .. N-1) { run P(i) }``).  Such a parameter
+    holds pids with offset K, as ``byte id = _pid - K`` would.  Each with its K and an argument
+    that shows it."""
+    found: dict[Slot, tuple[int, ast.Node]] = {}
+    for name, proctype in model.proctypes.items():
+        instances = model.processes_of(name)
+        if len(instances) < 2 or any(p.origin != "run" for p in instances):
+            continue
+        params = [v for v in model.locals.get(name, []) if v.is_param]
+        written = _written_names(proctype.body)
+        for j, param in enumerate(params):
+            if param.name in written or param.type.name not in _ID_TYPES or param.size is not None:
+                continue
+            values = [constant_value(p.args[j], model.mtypes) if j < len(p.args) else None for p in instances]
+            if any(v is None for v in values):
+                continue
+            shifts = {p.pid - v for p, v in zip(instances, values) if v is not None}
+            if len(shifts) == 1:
+                found[("local", name, param.name)] = (shifts.pop(), instances[0].args[j])
+    return found
+
+
+# The types of a parameter that can hold an id (a bit or a bool cannot hold two).
+_ID_TYPES = frozenset({"byte", "short", "int", "pid", "unsigned"})
+
+
+def _written_names(body: ast.Sequence) -> set[str]:
+    """The names of the variables that ``body`` writes (assigns, changes, receives into, runs
+    a loop with)."""
+    names: set[str] = set()
+    for node in body.walk():
+        targets: list = []
+        if isinstance(node, (ast.Assign, ast.IncDec)):
+            targets = [node.target]
+        elif isinstance(node, ast.Receive):
+            targets = [a for a in node.args if not isinstance(a, ast.Eval)]
+        elif isinstance(node, (ast.ForRange, ast.ForIn, ast.Select)):
+            targets = [node.var]
+        names.update(t.name for t in targets if isinstance(t, ast.VarRef))
+    return names
 
 
 class _Inference:
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, id_params: dict[Slot, tuple[int, ast.Node]] | None = None) -> None:
         self.model = model
+        self.id_params = id_params or {}
+        # init's runs that Model.processes numbers: their arguments flow instance by instance
+        self.numbered_runs = {id(p.node) for p in model.processes if p.node is not None}
         self.resolve = SlotResolver(model)
         self.parent: dict = {}
         self.declared: dict = {}  # slot -> set of declared kinds
@@ -224,7 +288,12 @@ class _Inference:
             if proc.origin == "run":
                 params = [v for v in self.model.locals.get(proc.proctype, []) if v.is_param]
                 for param, arg in zip(params, proc.args):
-                    self.flow(("local", proc.proctype, param.name), arg, None)
+                    self.flow(("local", proc.proctype, param.name), arg, INIT)  # (init's runs)
+        for slot, (offset, node) in self.id_params.items():
+            if offset == 0:
+                self.pid_sources.add(slot)
+            else:
+                self.offset_sources.append((slot, offset, node))
         for unit in self.model.expanded.units:
             self.unit(unit)
         self.propagate_channel_fields()
@@ -461,8 +530,11 @@ class _Inference:
                     self.expr(arg, owner)
             case ast.Run():
                 params = [v for v in self.model.locals.get(e.proctype, []) if v.is_param]
-                for param, arg in zip(params, e.args):
-                    self.flow(("local", e.proctype, param.name), arg, owner)
+                if id(e) not in self.numbered_runs:
+                    # (a numbered run's arguments flowed instance by instance, with the values
+                    # of init's loop counters put in: `run P(i)` does not tie P's parameter to i)
+                    for param, arg in zip(params, e.args):
+                        self.flow(("local", e.proctype, param.name), arg, owner)
                 for arg in e.args:
                     self.expr(arg, owner)
                 if e.priority is not None:

@@ -42,7 +42,8 @@ commutes with it.  The check shows this on the text:
    that can terminate are never moved (SPIN removes them in reverse pid order); pid 0 is never
    moved when a local variable holds pids (SPIN resets dead locals to 0; pid K for a local
    holding pids with offset K), unless the pan.m spin wrote resets none (``spin -o1``, as for
-   the desugared ref/public extension: ``Model.resets_dead_locals``); a global declared as
+   the desugared ref/public extension: ``Model.resets_dead_locals``) or not that local
+   (``Model.dead_resets``); a global declared as
    a channel (``chan q = ...``), whose references are renamed in the text and whose value is
    never renamed, is never written when its channels move; arrays indexed by channel ids are
    not permuted by the canonicaliser, so channels do not move when there is one.
@@ -521,7 +522,10 @@ class Checker:
                     raise _Invalid(Rejection(
                         f"run arguments differ: pid {a} gets {param.name} = {print_expr(arg_a)}, "
                         f"pid {b} gets {print_expr(arg_b)}", pb.pos))
+        resets = self.model.dead_resets
         for var, offset in self.pid_locals if self.model.resets_dead_locals else ():
+            if resets is not None and (var.owner, var.name) not in resets:
+                continue  # the pan spin wrote never resets this one
             if alpha.pid(offset) != offset and offset in self.pids:
                 held = "pids" if offset == 0 else f"pids with offset {offset}"
                 raise _Invalid(Rejection(
