@@ -182,7 +182,12 @@ class Token:
 class Tokenizer:
     """Not a permutation: replaces every occurrence of a pid or channel in a pid or channel
     context by a fresh Token that remembers which point it stands for (occurrence_regions).
-    It rejects nothing: the regions it finds only colour the static channel diagram."""
+    It rejects nothing: the regions it finds only colour the static channel diagram.  It also
+    collects the expressions of ``_pid`` and constants that the check evaluates per process
+    (``(_pid + 1) % N``), with their owner and context (Checker.pid_functions)."""
+
+    def __init__(self) -> None:
+        self.pid_expressions: list[tuple[ast.Expr, str, str]] = []
 
     def pid(self, p: int) -> Token:
         return Token(("pid", p))
@@ -275,6 +280,8 @@ class Checker:
         # id(node) -> (node, normal form) for the nodes of the program (see NormalForms)
         self.normal_forms: dict = {}
         self.original = [self.normal_unit(u, None) for u in self.units]
+        # Filled by occurrence_regions: the per-process tables of expressions of _pid.
+        self.pid_functions: list[tuple[tuple, list[tuple[int, tuple]]]] = []
 
     # ------------------------------------------------------------------ facts about the model
     def _pid_indexed_arrays(self) -> list[PidIndexedArray]:
@@ -684,7 +691,43 @@ class Checker:
                                self.forms.text(region, token, known=known, fresh=paths[token], where=where))
                               for token in tokens]
                 regions.append((key, incidences))
+        self.pid_functions = self._function_tables(tokenizer.pid_expressions)
         return regions
+
+    def _function_tables(self, expressions) -> list[tuple[tuple, list[tuple[int, tuple]]]]:
+        """The expressions of ``_pid`` and constants that the check evaluates per process, as
+        tables: for each, a key (its context and the values it takes) and, for each process p
+        of its owner, what it gives p: ``("pid", q)`` where its value names pid q, else
+        ``("value", v)`` (``("value", bool)`` in a condition).
+
+        check_pid_expression demands, for a valid alpha and every such p, that the value for
+        alpha(p) be alpha(q) where the value for p names pid q, and be the same value
+        otherwise.  So alpha maps each table onto itself, and the static channel diagram may
+        draw the tables as edges (p -> q) and as vertices per value: nauty then proposes only
+        permutations that commute with them.  A successor ``(_pid + 1) % N`` draws a directed
+        ring, whose automorphisms are its N rotations, not the N! permutations of the pids
+        that the candidates would be otherwise (among which a search for the valid ones takes
+        time exponential in N).  A table that cannot be evaluated for every process is left
+        out (the check rejects every alpha that moves its processes anyway)."""
+        tables: dict[tuple, list[tuple[int, tuple]]] = {}
+        for e, owner, context in expressions:
+            if context in (CHAN, OUTPUT):
+                continue  # rejected for any moved pid, or not checked
+            offset = offset_of(context)
+            rows: list[tuple[int, tuple]] = []
+            for p in self.instances.get(owner, []):
+                value = constant_value(e, {**self.constants, "_pid": p})
+                if value is None:
+                    break
+                if offset is not None and value + offset in self.pids:
+                    rows.append((p, ("pid", value + offset)))
+                else:
+                    rows.append((p, ("value", bool(value) if context == TRUTH else value)))
+            else:
+                if rows and any(target != ("pid", p) for p, target in rows):
+                    key = (str(context), tuple(rows))
+                    tables.setdefault(key, rows)
+        return list(tables.items())
 
     def tokenize(self, unit, tokenizer: Tokenizer):
         match unit:
@@ -987,6 +1030,7 @@ class Checker:
         if value is not None:
             return self.constant(e, value, context, alpha)
         if isinstance(alpha, Tokenizer) and self.pid_computed(e) and e.op not in ("==", "!="):
+            self.check_pid_expression(e, owner, context, alpha)  # (recorded, not checked)
             return e
         if self.pid_computed(e) and e.op not in ("==", "!="):
             self.check_pid_expression(e, owner, context, alpha)
@@ -1220,7 +1264,11 @@ class Checker:
         """An expression of ``_pid`` and constants, evaluated for every process of ``owner``:
         a pid result must commute with alpha, a condition must keep its truth, any other
         result must be invariant."""
-        if isinstance(alpha, Tokenizer) or context == OUTPUT or owner is None:
+        if isinstance(alpha, Tokenizer):
+            if owner is not None and context != OUTPUT and not isinstance(e, ast.VarRef):
+                alpha.pid_expressions.append((e, owner, context))
+            return
+        if context == OUTPUT or owner is None:
             return
         if context == CHAN:
             self.reject(alpha, f"'{print_expr(e)}' is computed from _pid but stands where a channel "
@@ -1228,8 +1276,10 @@ class Checker:
             return
         for p in self.instances.get(owner, []):
             q = alpha.pid(p)
-            if q == p:
-                continue
+            if q == p and offset_of(context) is None:
+                continue  # the same value: data and conditions are unchanged
+            # (a process that stays must still name the image of what it names: for
+            # `(_pid + 1) % 3` and the swap of pids 1 and 2, pid 0 names pid 1 and must name 2)
             value_p = constant_value(e, {**self.constants, "_pid": p})
             value_q = constant_value(e, {**self.constants, "_pid": q})
             if value_p is None or value_q is None:
@@ -1239,6 +1289,11 @@ class Checker:
                 # pids with offset K: v names pid v + K (plain pids: K = 0)
                 named = value_p + offset
                 expected = alpha.pid(named) - offset if named in self.pids else value_p
+                if value_q != expected and named in self.pids:
+                    raise _Invalid(Rejection(
+                        f"'{print_expr(e)}' names pid {named} for pid {p}, so it must name pid "
+                        f"{alpha.pid(named)} for pid {q}, the image of pid {p}, but it names pid "
+                        f"{value_q + offset} there", e.pos))
                 same = value_q == expected
             elif context == TRUTH:
                 same = bool(value_q) == bool(value_p)
