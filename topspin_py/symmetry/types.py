@@ -177,6 +177,10 @@ class _Inference:
         self.parent: dict = {}
         self.declared: dict = {}  # slot -> set of declared kinds
         self.pid_sources: set = set()
+        # Slots that receive an expression computed from _pid and constants (`(_pid + 1) % N`):
+        # pids, but of no particular offset (validity evaluates the expression per process in
+        # whatever offset its place has), so `link[_pid - 1]` and `link[_pid % N]` agree.
+        self.computed_sources: set = set()
         # (slot, K, node): the slot receives `_pid - K`, K != 0 (its class holds shifted pids)
         self.offset_sources: list[tuple[Slot, int, ast.Node]] = []
         self.arith: list[tuple[Slot | None, ast.Node, str]] = []
@@ -360,7 +364,7 @@ class _Inference:
                     if not is_pid_constant(node.value):
                         self.arith.append((target, node, "is assigned the result of arithmetic"))
                     elif uses_pid(node.value):
-                        self.pid_sources.add(target)
+                        self.computed_sources.add(target)
                 self.expr(node.target, owner)
                 self.expr(node.value, owner)
             case ast.IncDec():
@@ -436,10 +440,10 @@ class _Inference:
                     b = self.value_slot(e.right, owner)
                     self.union(a, b)
                     if a is None and not self.shifted(b, e.left) and is_pid_constant(e.left) and uses_pid(e.left):
-                        self.pid_sources.add(b)
+                        self.computed_sources.add(b)
                     if b is None and not self.shifted(a, e.right) and is_pid_constant(e.right) \
                             and uses_pid(e.right):
-                        self.pid_sources.add(a)
+                        self.computed_sources.add(a)
                 elif e.op in _ARITH:
                     self.arith_operands(e, owner)
                 self.expr(e.left, owner)
@@ -509,7 +513,7 @@ class _Inference:
             self.union(("index", array_slot), index_slot)
             if index_slot is None and not self.shifted(("index", array_slot), index) \
                     and uses_pid(index) and is_pid_constant(index):
-                self.pid_sources.add(("index", array_slot))
+                self.computed_sources.add(("index", array_slot))
         self.expr(index, owner)
 
     def is_shift(self, expr) -> bool:
@@ -569,11 +573,16 @@ class _Inference:
         for slot in self.pid_sources:
             if slot is not None:
                 kinds.setdefault(self.find(slot), set()).add(PID)
-        # The offsets each class receives: 0 from plain pids, K from `_pid - K`.
+        for slot in self.computed_sources:
+            if slot is not None:
+                kinds.setdefault(self.find(slot), set()).add(PID)
+        # The offsets each class receives: 0 from plain pids, K from `_pid - K` (none from an
+        # expression computed from _pid: it fits any).
         offsets: dict = {}
-        for root, found in kinds.items():
-            if PID in found:
-                offsets.setdefault(root, {})[0] = None
+        plain_roots = {self.find(slot) for slot, declared in self.declared.items() if PID in declared}
+        plain_roots |= {self.find(slot) for slot in self.pid_sources if slot is not None}
+        for root in plain_roots:
+            offsets.setdefault(root, {})[0] = None
         for slot, offset, node in self.offset_sources:
             root = self.find(slot)
             kinds.setdefault(root, set()).add(PID)
