@@ -255,6 +255,10 @@ class Checker:
         self.static_channel_vars = {v.name: v for v in model.globals if isinstance(v.init, ast.ChanInit)}
         self.static_runs = {id(p.node) for p in model.processes if p.node is not None}
         self.pid_expressions: dict[int, tuple[object, tuple[bool, bool]]] = {}
+        # The references to locals that hold an expression of _pid for ever (types.pid_copies),
+        # each read like that expression; and their values per pid.
+        self.copy_refs = self._copy_references()
+        self.copy_values: dict[tuple[str, int], dict[str, int]] = {}
         self.expression_kinds: dict[tuple[int, str | None], tuple[object, str | None]] = {}
         self.terminating = {name for name, p in model.proctypes.items() if can_terminate(p.body)}
         if model.init is not None and can_terminate(model.init.body):
@@ -716,7 +720,7 @@ class Checker:
             offset = offset_of(context)
             rows: list[tuple[int, tuple]] = []
             for p in self.instances.get(owner, []):
-                value = constant_value(e, {**self.constants, "_pid": p})
+                value = constant_value(e, self.process_names(owner, p))
                 if value is None:
                     break
                 if offset is not None and value + offset in self.pids:
@@ -1243,7 +1247,7 @@ class Checker:
         if cached is not None and cached[0] is e:
             return cached[1]
         if isinstance(e, ast.VarRef):
-            if e.name == "_pid":
+            if e.name == "_pid" or id(e) in self.copy_refs:
                 uses, constant = True, e.index is None and e.field is None
             else:
                 uses = False
@@ -1259,6 +1263,41 @@ class Checker:
             constant = constant and child_constant
         self.pid_expressions[id(e)] = (e, (uses, constant))
         return uses, constant
+
+    def _copy_references(self) -> set[int]:
+        """The ids of the references, in its own proctype's text, to a local that holds an
+        expression of _pid for ever (not those of remote references, which read another
+        process's)."""
+        found: set[int] = set()
+
+        def visit(node, names: frozenset[str]) -> None:
+            if isinstance(node, ast.VarRef) and node.name in names and node.index is None and node.field is None:
+                found.add(id(node))
+            for child in node.children():
+                if isinstance(node, ast.RemoteVar) and child is node.var:
+                    continue
+                visit(child, names)
+
+        for unit in self.model.expanded.units:
+            owner = _owner_of(unit)
+            names = self.types.copy_names(owner)
+            if names:
+                visit(unit, names)
+        return found
+
+    def process_names(self, owner: str, p: int) -> dict[str, int]:
+        """The names an expression of _pid in the text of ``owner`` reads, for process p: the
+        constants, _pid, and the locals that copy an expression of it."""
+        key = (owner, p)
+        names = self.copy_values.get(key)
+        if names is None:
+            names = {**self.constants, "_pid": p}
+            for name, init in self.types.copies.get(owner, {}).items():
+                value = constant_value(init, names)
+                if value is not None:
+                    names[name] = value
+            self.copy_values[key] = names
+        return names
 
     def check_pid_expression(self, e, owner, context, alpha) -> None:
         """An expression of ``_pid`` and constants, evaluated for every process of ``owner``:
@@ -1280,8 +1319,8 @@ class Checker:
                 continue  # the same value: data and conditions are unchanged
             # (a process that stays must still name the image of what it names: for
             # `(_pid + 1) % 3` and the swap of pids 1 and 2, pid 0 names pid 1 and must name 2)
-            value_p = constant_value(e, {**self.constants, "_pid": p})
-            value_q = constant_value(e, {**self.constants, "_pid": q})
+            value_p = constant_value(e, self.process_names(owner, p))
+            value_q = constant_value(e, self.process_names(owner, q))
             if value_p is None or value_q is None:
                 raise _Invalid(Rejection(f"'{print_expr(e)}' cannot be evaluated for each process", e.pos))
             offset = offset_of(context)
