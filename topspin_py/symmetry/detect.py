@@ -424,6 +424,8 @@ def _slot_name(slot: tuple) -> str:
         return f"field '{slot[2]}' of typedef {slot[1]}"
     if kind == "index":
         return f"the index of {_slot_name(slot[1])}"
+    if kind == "bound":
+        return f"the counter '{slot[2]}' inside its loop"
     if kind == "msg":
         return f"field {slot[2] + 1} of the messages of {_slot_name(slot[1])}"
     return str(slot)

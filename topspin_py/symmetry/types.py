@@ -41,6 +41,7 @@ from typing import Collection, Iterable, assert_never
 
 from ..promela import ast
 from ..promela.model import INIT, Model, constant_value
+from .loops import find_loops
 
 PID, CHAN, DATA = "pid", "chan", "data"
 
@@ -77,6 +78,10 @@ class TypeInfo:
     # proctype -> {local name: its initialiser}, for the locals that are copies of a value
     # computed from _pid (pid_copies): read like that value
     copies: dict = field(default_factory=dict)
+
+    # the loops over ids whose counter is a pid inside their body only (loops.py)
+    loops: list = field(default_factory=list)
+    bound: dict = field(default_factory=dict)  # id(VarRef) -> its loop's slot
 
     def copy_names(self, owner: str | None) -> frozenset[str]:
         """The locals of ``owner`` that hold an expression of its _pid for ever (pid_copies)."""
@@ -115,8 +120,11 @@ class TypeInfo:
 class SlotResolver:
     """Maps variable references to slots, given the proctype whose code is being read."""
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, bound: dict | None = None) -> None:
         self.model = model
+        # References to the counter of a loop over ids, inside its body (loops.py): a slot of
+        # their own, id(VarRef) -> slot.
+        self.bound = bound or {}
         self.globals = {v.name: v for v in model.globals}
         self.locals = {owner: {v.name: v for v in vars_} for owner, vars_ in model.locals.items()}
 
@@ -134,6 +142,8 @@ class SlotResolver:
             return self.slot(ref.var, ref.proctype)
         if not isinstance(ref, ast.VarRef):
             return None
+        if id(ref) in self.bound:
+            return self.bound[id(ref)]
         if ref.name == "_pid" and ref.field is None:
             return _SELF_PID
         if ref.name == "_last":
@@ -180,7 +190,8 @@ def infer_types(model: Model) -> TypeInfo:
 class _Inference:
     def __init__(self, model: Model) -> None:
         self.model = model
-        self.resolve = SlotResolver(model)
+        self.loops = find_loops(model)
+        self.resolve = SlotResolver(model, self.loops.bound)
         self.parent: dict = {}
         self.declared: dict = {}  # slot -> set of declared kinds
         self.pid_sources: set = set()
@@ -386,7 +397,8 @@ class _Inference:
                 self.expr(node.target, owner)
                 self.expr(node.value, owner)
             case ast.IncDec():
-                self.arith.append((self.resolve.slot(node.target, owner), node, f"is changed by '{node.op}'"))
+                self.arith.append((self.resolve.slot(node.target, owner), node,
+                                   self.loop_refusal(node, f"is changed by '{node.op}'")))
                 self.expr(node.target, owner)
             case ast.Send() | ast.Receive():
                 self.message(node.chan, node.args, owner)
@@ -400,7 +412,8 @@ class _Inference:
                 self.sequence(node.body, owner)
             case ast.ForRange():
                 var = self.resolve.slot(node.var, owner)
-                self.arith.append((var, node, "is a loop counter"))
+                if not any(loop.node is node for loop in self.loops.loops):
+                    self.arith.append((var, node, self.loop_refusal(node, "is a loop counter")))
                 for expr in (node.var, node.lo, node.hi):
                     self.expr(expr, owner)
                 self.sequence(node.body, owner)
@@ -548,6 +561,14 @@ class _Inference:
     def copy_names(self, owner: str | None) -> frozenset[str]:
         return frozenset(self.copies.get(owner, ())) if owner is not None else frozenset()
 
+    def loop_refusal(self, node, why: str) -> str:
+        """``why`` a pid is tainted at ``node``, with the reason loops.py did not accept the
+        loop whose guard, increment or for statement ``node`` is."""
+        refused = self.loops.refused.get(id(node))
+        if refused is None:
+            return why
+        return f"is a loop counter, and {refused}"
+
     def arith_operands(self, expr, owner) -> None:
         # Arithmetic on _pid, or on a local that holds an expression of _pid for ever (`1 - i`
         # with `pid i = _pid`), is evaluated per process by the validity check: no taint.
@@ -556,7 +577,7 @@ class _Inference:
             for side in (expr.left, expr.right):
                 slot = self.value_slot(side, owner)
                 if slot is not None and slot not in exempt:
-                    self.arith.append((slot, expr, f"is used with '{expr.op}'"))
+                    self.arith.append((slot, expr, self.loop_refusal(expr, f"is used with '{expr.op}'")))
         if isinstance(expr, ast.UnOp) and expr.op in ("-", "~"):
             slot = self.value_slot(expr.operand, owner)
             if slot is not None and slot not in exempt:
@@ -616,7 +637,8 @@ class _Inference:
             offsets.setdefault(root, {}).setdefault(offset, node)
         kind_of_root: dict = {}
         offset_of_root: dict = {}
-        info = TypeInfo(kind_of_root, self.parent, offset_of_root=offset_of_root, copies=self.copies)
+        info = TypeInfo(kind_of_root, self.parent, offset_of_root=offset_of_root, copies=self.copies,
+                        loops=self.loops.loops, bound=self.loops.bound)
         for root, found in kinds.items():
             if PID in found and CHAN in found:
                 kind_of_root[root] = CHAN

@@ -239,7 +239,7 @@ class Checker:
 
         self.model = model
         self.types = types
-        self.resolve = SlotResolver(model)
+        self.resolve = SlotResolver(model, types.bound)
         self.mtypes = dict(model.mtypes)
         # Names with one value in every state: mtype names and globals holding data that
         # nothing writes (`byte x = 2`, a #define in disguise); constants fold through them.
@@ -609,6 +609,19 @@ class Checker:
                 raise _Invalid(Rejection(
                     f"'{place.name}' holds pids with offset {place.offset}, so pid {min(moved)} would "
                     f"be held as {min(moved) - place.offset}, below 0", place.pos))
+        for loop in self.types.loops if moved_pids else ():
+            # The counter of a loop over ids is a pid inside the body (loops.py): the values
+            # it walks must name a set of pids that alpha maps onto itself.
+            if self.types.kind(loop.slot) != PID:
+                continue
+            offset = self.types.offset(loop.slot)
+            walked = {v + offset for v in range(loop.lo, loop.hi + 1)} & self.pids
+            for p in sorted(walked):
+                if alpha.pid(p) not in walked:
+                    raise _Invalid(Rejection(
+                        f"the loop over '{loop.counter}' walks pids {loop.lo + offset} .. "
+                        f"{loop.hi + offset}, and the permutation takes pid {p} in it to pid "
+                        f"{alpha.pid(p)} outside it", loop.pos))
         for name, kind, pos in self.structured_messages:
             if (moved_pids if kind == PID else moved_chans):
                 raise _Invalid(Rejection(
@@ -1269,20 +1282,16 @@ class Checker:
         expression of _pid for ever (not those of remote references, which read another
         process's)."""
         found: set[int] = set()
-
-        def visit(node, names: frozenset[str]) -> None:
-            if isinstance(node, ast.VarRef) and node.name in names and node.index is None and node.field is None:
-                found.add(id(node))
-            for child in node.children():
-                if isinstance(node, ast.RemoteVar) and child is node.var:
-                    continue
-                visit(child, names)
-
         for unit in self.model.expanded.units:
-            owner = _owner_of(unit)
-            names = self.types.copy_names(owner)
-            if names:
-                visit(unit, names)
+            names = self.types.copy_names(_owner_of(unit))
+            stack = [unit] if names else []
+            while stack:  # (no recursive closure: detect leaves no reference cycles)
+                node = stack.pop()
+                if isinstance(node, ast.VarRef) and node.name in names and node.index is None \
+                        and node.field is None:
+                    found.add(id(node))
+                stack.extend(child for child in node.children()
+                             if not (isinstance(node, ast.RemoteVar) and child is node.var))
         return found
 
     def process_names(self, owner: str, p: int) -> dict[str, int]:
