@@ -207,3 +207,24 @@ def test_a_loop_reading_what_it_updates_says_why(tmp_path):
     group = loop_group(tmp_path, "if :: flag[k] && !seen -> seen = true; n = n + 1 :: else -> skip fi")
     assert group.order == 1
     assert any("reads 'seen'" in r for r in group.reasons)
+
+
+def test_channels_that_no_permutation_may_move_are_not_proposed(tmp_path):
+    # q is indexed by a data variable, so none of its 12 channels may move (validity rejects
+    # any permutation that moves one).  The diagram colours each alone: nauty proposes the
+    # swap of the two processes only, which is valid, instead of S_12 on the channels, whose
+    # valid subgroup a search had to find (or give up on after 10 s).
+    path = write(tmp_path, """\
+        chan q[12] = [1] of { byte };
+        byte k;
+        active [2] proctype P() {
+        end: do
+            :: q[k]!1
+            :: q[k]?_
+            :: k = (k + 1) % 12
+            od
+        }
+        """)
+    group = detect(load_model(path))
+    assert group.order == 2
+    assert group.largest and not group.rejected

@@ -8,7 +8,9 @@ model and its property.
    it is; its automorphisms from nauty.  What the text computes from ``_pid`` is drawn in
    it too: a successor ``(_pid + 1) % N`` is a directed ring p -> (p + 1) % N, so nauty's
    group is already the rotations, which commute with it, and not the N! permutations of
-   the pids, among which only a search could find the N valid ones.
+   the pids, among which only a search could find the N valid ones.  The points that no
+   valid permutation moves whatever else it does (Checker.fixed_points: a channel array
+   indexed by a computed value, processes that can terminate, ...) get colours of their own.
 3. Each generator is checked against the program text (validity.py).  When all are valid the
    group is the diagram's group, and the time spent is nauty's and one check per generator
    (nauty gives at most n - 1 generators for n points; a ring's group has one or two): no

@@ -164,9 +164,13 @@ def build_diagram(model: Model, types: TypeInfo, checker: Checker, regions: bool
                 edges.add((index[("pid", owner)], index[("chan", chan.id)], "indexed:" + var.name))
 
     colours: list[tuple] = []
+    fixed = checker.fixed_points() if regions else set()
     for point in points:
         kind, value = point
         base: tuple
+        if point in fixed:
+            colours.append(("fixed", kind, value))  # no valid permutation moves it
+            continue
         if kind == "pid":
             proc = model.processes[value]
             params = [v for v in model.locals.get(proc.proctype, []) if v.is_param]

@@ -643,6 +643,38 @@ class Checker:
                     f"'{name}' holds pids with offset {offset}, which names no pid below {offset}, "
                     f"but pid {p} would become pid {image}", pos))
 
+    def fixed_points(self) -> set[tuple[str, int]]:
+        """Pids and channels that no valid permutation moves, whatever else it does (each is a
+        rejection of check_processes, check_channels, check_state_shape or channel_ref that
+        depends on the point alone): the pid a dead local is reset to, the channels of a
+        channel variable the program writes, every channel when an array is indexed by channel
+        ids, and the channels of an array indexed by a computed value that is no pid.  The
+        static channel diagram colours each alone, so nauty does not propose permutations that
+        only a search would weed out.  (Processes that can terminate are left to the check,
+        whose rejection of nauty's candidates is the reason detect reports for them.)"""
+        fixed: set[tuple[str, int]] = set()
+        if self.model.resets_dead_locals:
+            fixed |= {("pid", offset) for _var, offset in self.pid_locals if offset in self.pids}
+        static = [c for c in self.model.channels if c.owner_pid is None]
+        if self.chan_indexed:
+            fixed |= {("chan", c.id) for c in self.model.channels}
+        for chan in static:
+            if chan.name.split("[", 1)[0] in self.written_static_channels:
+                fixed.add(("chan", chan.id))
+        computed: set[str] = set()
+        for unit in self.model.expanded.units:
+            owner = _owner_of(unit)
+            for node in unit.walk():
+                if isinstance(node, ast.VarRef) and node.index is not None and node.name in self.static_channel_vars \
+                        and node.name not in computed \
+                        and self.types.index_kind(("global", node.name)) != PID \
+                        and constant_value(node.index, self.mtypes) is None:
+                    var, _slot = self.resolve.variable(node.name, owner)
+                    if var is not None and var.owner is None:
+                        computed.add(node.name)
+        fixed |= {("chan", c.id) for c in static if c.name.split("[", 1)[0] in computed}
+        return fixed
+
     # ------------------------------------------------------------------ rejections
     def reject(self, alpha, reason: str, node, pids: bool = False, chans: bool = False,
                proctype: str | None = None, pid_zero: bool = False, zero_names: int = 0) -> None:
