@@ -228,3 +228,26 @@ def test_channels_that_no_permutation_may_move_are_not_proposed(tmp_path):
     group = detect(load_model(path))
     assert group.order == 2
     assert group.largest and not group.rejected
+
+
+def test_a_loop_taking_the_largest_ticket_keeps_the_symmetry(tmp_path):
+    # Bakery's maximum: `number[k] > n -> n = number[k]` (and the conditional-expression
+    # form) give the largest ticket whatever the order of the walk.
+    assert loop_group(tmp_path, "if :: flag[k] > n -> n = flag[k] :: else -> skip fi").order == 6
+    assert loop_group(tmp_path, "n = (flag[k] > n -> flag[k] : n)").order == 6
+    # An assignment of another value than the one compared is no maximum.
+    group = loop_group(tmp_path, "if :: flag[k] > n -> n = flag[k] + 1 :: else -> skip fi")
+    assert group.order == 1
+    assert any("neither a constant nor a commutative update" in r for r in group.reasons)
+
+
+def test_a_maximum_into_a_narrower_variable_says_why(tmp_path):
+    # A short stored into a byte is truncated, and the largest of truncated values depends on
+    # the order in which they come.  (wide is indexed by pid: each process sets its own.)
+    text = LOOP.format(open="d_step {", close="}", claim="",
+                       body="if :: wide[k] > n -> n = wide[k] :: else -> skip fi")
+    text = text.replace("byte n;", "byte n;\nshort wide[N];")
+    text = text.replace("flag[_pid] = true;", "flag[_pid] = true; wide[_pid] = 300;")
+    group = detect(load_model(write(tmp_path, text)))
+    assert group.order == 1
+    assert any("maximum of 'wide[k]'" in r for r in group.reasons)

@@ -16,8 +16,9 @@ The proof of order independence is deliberately simple: the body may only test c
 assert, print, skip, and update *accumulators*, each written in one way only: the same
 constant under any condition (``found = true``), or a commutative and associative operator
 applied to itself (``n = n + e``, ``n++``, ``n--``, ``all = all && e``, ``any = any || e``, ``m
-= m * e``, ``b = b & e``, ``b = b | e``, ``b = b ^ e``), where nothing in the loop reads an
-accumulator otherwise.  Any other loop over ids keeps the old verdict (its counter is tainted),
+= m * e``, ``b = b & e``, ``b = b | e``, ``b = b ^ e``), or a maximum or minimum (``e > m -> m =
+e`` in an if, ``m = (e > m -> e : m)``: bakery's largest ticket), where nothing in the loop reads
+an accumulator otherwise.  Any other loop over ids keeps the old verdict (its counter is tainted),
 and the reason says what this module did not accept.
 """
 
@@ -103,7 +104,7 @@ def _consider_for(node: ast.ForRange, owner, protected: bool, model: Model, resu
     lo, hi = constant_value(node.lo, model.mtypes), constant_value(node.hi, model.mtypes)
     if name is None or lo is None or hi is None:
         return
-    why = _refusal(node.body.steps, name, protected)
+    why = _refusal(node.body.steps, name, protected, model, owner)
     if why is not None:
         result.refused[id(node)] = why
         return
@@ -159,7 +160,7 @@ def _consider_do(node: ast.Do, before: list, owner, protected: bool, model: Mode
             result.refused[key] = (f"the loop at {node.pos} does not start from a constant: "
                                    f"'{name} = <constant>' must come before it in the same sequence")
         return
-    why = _refusal(walk.steps[1:-1], name, protected)
+    why = _refusal(walk.steps[1:-1], name, protected, model, owner)
     if why is not None:
         for key in keys:
             result.refused[key] = f"the loop at {node.pos} {why}"
@@ -176,7 +177,7 @@ def _accept(node, name: str, owner, lo: int, hi: int, body: list, result: LoopAn
     result.loops.append(Loop(node, name, owner, lo, hi, slot, getattr(node, "pos", None)))
 
 
-def _refusal(body: list, counter: str, protected: bool) -> str | None:
+def _refusal(body: list, counter: str, protected: bool, model: Model, owner) -> str | None:
     """Why the loop whose body is ``body`` is not a walk over a set, or None."""
     if not protected:
         return ("is not inside a d_step, or an atomic sequence where nothing blocks (and no claim "
@@ -184,9 +185,16 @@ def _refusal(body: list, counter: str, protected: bool) -> str | None:
                 "step, with its counter naming an id")
     forms: dict[str, str] = {}
     reads: list[ast.Node] = []
-    why = _statements(body, counter, forms, reads)
+    extrema: list[tuple[str, ast.Node]] = []
+    why = _statements(body, counter, forms, reads, extrema)
     if why is not None:
         return why
+    for name, operand in extrema:
+        # A value wider than the variable would be truncated when stored, and the maximum of
+        # truncated values depends on the order: only a variable of a type no wider may go in.
+        if not _no_wider(operand, name, model, owner):
+            return (f"keeps the {forms[name]}imum of '{print_short_expr(operand)}' in '{name}', which "
+                    "may not hold every value of it")
     for expr in reads:
         for ref in expr.walk():
             if isinstance(ref, ast.VarRef) and ref.name in forms:
@@ -195,15 +203,15 @@ def _refusal(body: list, counter: str, protected: bool) -> str | None:
     return None
 
 
-def _statements(steps: list, counter: str, forms: dict[str, str], reads: list) -> str | None:
+def _statements(steps: list, counter: str, forms: dict[str, str], reads: list, extrema: list) -> str | None:
     for step in steps:
-        why = _statement(step, counter, forms, reads)
+        why = _statement(step, counter, forms, reads, extrema)
         if why is not None:
             return why
     return None
 
 
-def _statement(step, counter: str, forms: dict[str, str], reads: list) -> str | None:
+def _statement(step, counter: str, forms: dict[str, str], reads: list, extrema: list) -> str | None:
     match step:
         case ast.Skip() | ast.Else():
             return None
@@ -219,10 +227,20 @@ def _statement(step, counter: str, forms: dict[str, str], reads: list) -> str | 
                 return f"has an if without an else at {step.pos}, which can block"
             for option in step.options:
                 steps = option.steps
+                if len(steps) == 2 and isinstance(steps[0], ast.ExprStmt) and isinstance(steps[1], ast.Assign):
+                    extremum = _extremum(steps[0].expr, steps[1].target, steps[1].value)
+                    if extremum is not None:  # `e > m -> m = e`: m becomes the maximum
+                        accumulator, form, operand = extremum
+                        reads.append(operand)
+                        extrema.append((accumulator, operand))
+                        why = _record(accumulator, form, counter, forms, steps[1])
+                        if why is not None:
+                            return why
+                        continue
                 if steps and isinstance(steps[0], ast.ExprStmt):
                     reads.append(steps[0].expr)
                     steps = steps[1:]
-                why = _statements(steps, counter, forms, reads)
+                why = _statements(steps, counter, forms, reads, extrema)
                 if why is not None:
                     return why
             return None
@@ -233,6 +251,12 @@ def _statement(step, counter: str, forms: dict[str, str], reads: list) -> str | 
             name = _counter_name(target)
             if name is not None and constant_value(value) is not None:
                 return _record(name, f"= {constant_value(value)}", counter, forms, step)
+            if isinstance(value, ast.CondExpr) and _counter_name(value.other) == name:
+                extremum = _extremum(value.cond, target, value.then)
+                if extremum is not None:  # m = (e > m -> e : m)
+                    reads.append(extremum[2])
+                    extrema.append((extremum[0], extremum[2]))
+                    return _record(extremum[0], extremum[1], counter, forms, step)
             if isinstance(value, ast.BinOp) and value.op in _COMBINING and name is not None:
                 if _counter_name(value.left) == name:
                     return _update(target, value.op, value.right, counter, forms, reads, step)
@@ -243,6 +267,57 @@ def _statement(step, counter: str, forms: dict[str, str], reads: list) -> str | 
         case _:
             return (f"has a {type(step).__name__.lower()} statement at {getattr(step, 'pos', None)}, "
                     "which is not a test, an assertion or an update of an accumulator")
+
+
+_GREATER = {">": "max", ">=": "max", "<": "min", "<=": "min"}  # e OP m -> m = e
+_MIRRORED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _extremum(guard, target, value) -> tuple[str, str, ast.Node] | None:
+    """(m, "max" or "min", e) when ``guard`` compares e with the variable m and the update
+    makes m = e: ``e > m`` (or ``m < e``, ``>=``) keeps the maximum, ``e < m`` the minimum,
+    whatever the order of the steps."""
+    name = _counter_name(target)
+    if name is None or not isinstance(guard, ast.BinOp) or guard.op not in _GREATER:
+        return None
+    if _counter_name(guard.right) == name and guard.left == value:
+        op = guard.op
+    elif _counter_name(guard.left) == name and guard.right == value:
+        op = _MIRRORED[guard.op]
+    else:
+        return None
+    return name, _GREATER[op], value
+
+
+_WIDTHS = {"bit": (0, 1), "bool": (0, 1), "byte": (0, 255), "pid": (0, 255), "mtype": (0, 255),
+           "short": (-2**15, 2**15 - 1), "int": (-2**31, 2**31 - 1)}
+
+
+def _no_wider(operand, name: str, model: Model, owner) -> bool:
+    """Whether every value ``operand`` (a variable or array element) can hold fits the type
+    of the variable ``name``."""
+    def declared(var_name: str):
+        for var in model.locals.get(owner, []) if owner is not None else []:
+            if var.name == var_name:
+                return var
+        return next((v for v in model.globals if v.name == var_name), None)
+
+    if not isinstance(operand, ast.VarRef) or operand.field is not None:
+        return False
+    source, target = declared(operand.name), declared(name)
+    if source is None or target is None or source.bits is not None or target.bits is not None:
+        return False
+    inner, outer = _WIDTHS.get(source.type.name), _WIDTHS.get(target.type.name)
+    return inner is not None and outer is not None and outer[0] <= inner[0] and inner[1] <= outer[1]
+
+
+def print_short_expr(node) -> str:
+    from ..promela.printer import print_expr
+
+    try:
+        return print_expr(node)
+    except Exception:  # a printer gap must not hide the reason itself
+        return type(node).__name__
 
 
 def _update(target, op: str, operand, counter: str, forms: dict[str, str], reads: list, step) -> str | None:
