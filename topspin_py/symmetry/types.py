@@ -25,7 +25,12 @@ belongs to pid i + K).  A PID or CHAN slot used in arithmetic
 or in an ordering (``<``, ``+``, ``++``, a loop counter ...) is *tainted*: a permutation does not
 commute with such uses, so the symmetry analysis drops the symmetry and says why.  Expressions
 that compute a pid from ``_pid`` and constants alone (``1 - _pid``, ``(_pid + 1) % N``) are not
-taints: the validity check evaluates them for every process.
+taints: the validity check evaluates them for every process, in whatever offset their place
+has (so they give a class no offset of their own).  A local that holds such an expression for
+ever (``pid i = _pid; pid j = 1 - i``, never written again: pid_copies) is read like it, so
+``1 - i`` is no taint either.  The counter of a loop that walks a range of ids at once inside a
+d_step, with an order-independent body (loops.py), is a slot of its own inside the body (a
+pid there) and data outside it; the loops refused say why in their counter's taint.
 
 This inference only decides the kinds.  It need not be complete for soundness: validity.py
 rewrites the program under each candidate permutation and rejects every place where the kind of
