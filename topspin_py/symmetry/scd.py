@@ -29,7 +29,7 @@ import pynauty
 from ..promela import ast
 from ..promela.model import Model
 from ..promela.printer import print_expr
-from .types import CHAN, TypeInfo
+from .types import CHAN, PID, TypeInfo
 from .validity import Checker
 
 
@@ -150,10 +150,27 @@ def build_diagram(model: Model, types: TypeInfo, checker: Checker, regions: bool
             there = index[("chan", chan_id)]
             edges.add((there, me, direction) if direction == "recv" else (me, there, direction))
 
+    # A channel array indexed by pid (`link[_pid]`, with an offset K `link[_pid - K]`): element
+    # i belongs to pid i + K and must move with it (Checker._channels_follow_their_index).
+    pids = {p.pid for p in model.processes}
+    for var in model.globals:
+        if not isinstance(var.init, ast.ChanInit) or var.size is None \
+                or types.index_kind(("global", var.name)) != PID:
+            continue
+        offset = types.index_offset(("global", var.name))
+        for name, chan in channel_by_name.items():
+            if name.startswith(var.name + "[") and int(name[len(var.name) + 1:-1]) + offset in pids:
+                owner = int(name[len(var.name) + 1:-1]) + offset
+                edges.add((index[("pid", owner)], index[("chan", chan.id)], "indexed:" + var.name))
+
     colours: list[tuple] = []
+    fixed = checker.fixed_points() if regions else set()
     for point in points:
         kind, value = point
         base: tuple
+        if point in fixed:
+            colours.append(("fixed", kind, value))  # no valid permutation moves it
+            continue
         if kind == "pid":
             proc = model.processes[value]
             params = [v for v in model.locals.get(proc.proctype, []) if v.is_param]
@@ -171,6 +188,20 @@ def build_diagram(model: Model, types: TypeInfo, checker: Checker, regions: bool
         colours.append(("region", shape))
         for point, place in incidences:
             edges.add((region, index[point], "at:" + place))
+    # Expressions of _pid evaluated per process (`fork[(_pid + 1) % N]`): an edge from each
+    # process to the pid its value names, a vertex per value that names none (see
+    # Checker._function_tables); valid permutations commute with them.
+    for number, (_key, rows) in enumerate(checker.pid_functions if regions else []):
+        label = f"fn:{number}"
+        values: dict = {}
+        for p, (what, target) in rows:
+            if what == "pid":
+                edges.add((index[("pid", p)], index[("pid", target)], label))
+            else:
+                if target not in values:
+                    values[target] = len(colours)
+                    colours.append(("fn-value", number, repr(target)))
+                edges.add((index[("pid", p)], values[target], label))
     return Diagram(points, sorted(edges), colours)
 
 

@@ -25,7 +25,12 @@ belongs to pid i + K).  A PID or CHAN slot used in arithmetic
 or in an ordering (``<``, ``+``, ``++``, a loop counter ...) is *tainted*: a permutation does not
 commute with such uses, so the symmetry analysis drops the symmetry and says why.  Expressions
 that compute a pid from ``_pid`` and constants alone (``1 - _pid``, ``(_pid + 1) % N``) are not
-taints: the validity check evaluates them for every process.
+taints: the validity check evaluates them for every process, in whatever offset their place
+has (so they give a class no offset of their own).  A local that holds such an expression for
+ever (``pid i = _pid; pid j = 1 - i``, never written again: pid_copies) is read like it, so
+``1 - i`` is no taint either.  The counter of a loop that walks a range of ids at once inside a
+d_step, with an order-independent body (loops.py), is a slot of its own inside the body (a
+pid there) and data outside it; the loops refused say why in their counter's taint.
 
 This inference only decides the kinds.  It need not be complete for soundness: validity.py
 rewrites the program under each candidate permutation and rejects every place where the kind of
@@ -37,10 +42,11 @@ a construct added to the front end stops mypy until both say what it means.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, assert_never
+from typing import Collection, Iterable, assert_never
 
 from ..promela import ast
 from ..promela.model import INIT, Model, constant_value
+from .loops import find_loops
 
 PID, CHAN, DATA = "pid", "chan", "data"
 
@@ -77,6 +83,17 @@ class TypeInfo:
     # parameter slot -> K, for the parameters taken to hold their process's pid - K
     # (id_parameters)
     id_parameters: dict = field(default_factory=dict)
+    # proctype -> {local name: its initialiser}, for the locals that are copies of a value
+    # computed from _pid (pid_copies): read like that value
+    copies: dict = field(default_factory=dict)
+
+    # the loops over ids whose counter is a pid inside their body only (loops.py)
+    loops: list = field(default_factory=list)
+    bound: dict = field(default_factory=dict)  # id(VarRef) -> its loop's slot
+
+    def copy_names(self, owner: str | None) -> frozenset[str]:
+        """The locals of ``owner`` that hold an expression of its _pid for ever (pid_copies)."""
+        return frozenset(self.copies.get(owner, ())) if owner is not None else frozenset()
 
     def find(self, slot: Slot) -> Slot:
         while self.parent.get(slot, slot) != slot:
@@ -111,8 +128,11 @@ class TypeInfo:
 class SlotResolver:
     """Maps variable references to slots, given the proctype whose code is being read."""
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, bound: dict | None = None) -> None:
         self.model = model
+        # References to the counter of a loop over ids, inside its body (loops.py): a slot of
+        # their own, id(VarRef) -> slot.
+        self.bound = bound or {}
         self.globals = {v.name: v for v in model.globals}
         self.locals = {owner: {v.name: v for v in vars_} for owner, vars_ in model.locals.items()}
 
@@ -130,6 +150,8 @@ class SlotResolver:
             return self.slot(ref.var, ref.proctype)
         if not isinstance(ref, ast.VarRef):
             return None
+        if id(ref) in self.bound:
+            return self.bound[id(ref)]
         if ref.name == "_pid" and ref.field is None:
             return _SELF_PID
         if ref.name == "_last":
@@ -237,13 +259,19 @@ class _Inference:
         self.id_params = id_params or {}
         # init's runs that Model.processes numbers: their arguments flow instance by instance
         self.numbered_runs = {id(p.node) for p in model.processes if p.node is not None}
-        self.resolve = SlotResolver(model)
+        self.loops = find_loops(model)
+        self.resolve = SlotResolver(model, self.loops.bound)
         self.parent: dict = {}
         self.declared: dict = {}  # slot -> set of declared kinds
         self.pid_sources: set = set()
+        # Slots that receive an expression computed from _pid and constants (`(_pid + 1) % N`):
+        # pids, but of no particular offset (validity evaluates the expression per process in
+        # whatever offset its place has), so `link[_pid - 1]` and `link[_pid % N]` agree.
+        self.computed_sources: set = set()
         # (slot, K, node): the slot receives `_pid - K`, K != 0 (its class holds shifted pids)
         self.offset_sources: list[tuple[Slot, int, ast.Node]] = []
         self.arith: list[tuple[Slot | None, ast.Node, str]] = []
+        self.copies = pid_copies(model)
         self.chan_fields: dict = {}  # chan slot -> set of message-field indices
 
     # ------------------------------------------------------------------ union-find
@@ -308,6 +336,10 @@ class _Inference:
             self.channel_declaration(slot, var.init)
         elif var.init is not None:
             self.flow(slot, var.init, var.owner)
+            copies = self.copy_names(var.owner)
+            if isinstance(var.init, (ast.BinOp, ast.UnOp)) and not self.is_shift(var.init, var.owner) \
+                    and uses_pid(var.init, copies) and is_pid_constant(var.init, copies):
+                self.computed_sources.add(slot)
 
     def channel_declaration(self, slot, init: ast.ChanInit) -> None:
         for i, ftype in enumerate(init.fields):
@@ -319,11 +351,16 @@ class _Inference:
     def flow(self, target_slot, value, owner) -> None:
         """``value`` is stored in ``target_slot``."""
         self.union(target_slot, self.value_slot(value, owner))
-        self.shifted(target_slot, value)
+        self.shifted(target_slot, value, owner)
 
-    def shifted(self, slot, expr) -> bool:
+    def aliases(self, owner: str | None) -> frozenset[str]:
+        """The locals of ``owner`` that hold its _pid itself (``pid i = _pid``)."""
+        copies = self.copies.get(owner, {}) if owner is not None else {}
+        return frozenset(name for name, init in copies.items() if pid_offset(init) == 0)
+
+    def shifted(self, slot, expr, owner: str | None = None) -> bool:
         """When ``expr`` is ``_pid - K`` (K != 0), ``slot`` holds pids with offset K."""
-        offset = pid_offset(expr, self.model.mtypes)
+        offset = pid_offset(expr, self.model.mtypes, self.aliases(owner))
         if slot is None or offset is None or offset == 0:
             return False
         self.offset_sources.append((slot, offset, expr))
@@ -422,18 +459,20 @@ class _Inference:
             case ast.Assign():
                 target = self.resolve.slot(node.target, owner)
                 self.flow(target, node.value, owner)
-                if isinstance(node.value, (ast.BinOp, ast.UnOp)) and not self.is_shift(node.value):
+                if isinstance(node.value, (ast.BinOp, ast.UnOp)) and not self.is_shift(node.value, owner):
                     # The target holds the result of arithmetic: taint it if it is a pid or a
                     # channel, unless the expression is built from _pid and constants alone
                     # (`_pid - K` gives it an offset instead, see flow).
-                    if not is_pid_constant(node.value):
+                    copies = self.copy_names(owner)
+                    if not is_pid_constant(node.value, copies):
                         self.arith.append((target, node, "is assigned the result of arithmetic"))
-                    elif uses_pid(node.value):
-                        self.pid_sources.add(target)
+                    elif uses_pid(node.value, copies):
+                        self.computed_sources.add(target)
                 self.expr(node.target, owner)
                 self.expr(node.value, owner)
             case ast.IncDec():
-                self.arith.append((self.resolve.slot(node.target, owner), node, f"is changed by '{node.op}'"))
+                self.arith.append((self.resolve.slot(node.target, owner), node,
+                                   self.loop_refusal(node, f"is changed by '{node.op}'")))
                 self.expr(node.target, owner)
             case ast.Send() | ast.Receive():
                 self.message(node.chan, node.args, owner)
@@ -447,7 +486,8 @@ class _Inference:
                 self.sequence(node.body, owner)
             case ast.ForRange():
                 var = self.resolve.slot(node.var, owner)
-                self.arith.append((var, node, "is a loop counter"))
+                if not any(loop.node is node for loop in self.loops.loops):
+                    self.arith.append((var, node, self.loop_refusal(node, "is a loop counter")))
                 for expr in (node.var, node.lo, node.hi):
                     self.expr(expr, owner)
                 self.sequence(node.body, owner)
@@ -504,11 +544,13 @@ class _Inference:
                     a = self.value_slot(e.left, owner)
                     b = self.value_slot(e.right, owner)
                     self.union(a, b)
-                    if a is None and not self.shifted(b, e.left) and is_pid_constant(e.left) and uses_pid(e.left):
-                        self.pid_sources.add(b)
-                    if b is None and not self.shifted(a, e.right) and is_pid_constant(e.right) \
-                            and uses_pid(e.right):
-                        self.pid_sources.add(a)
+                    copies = self.copy_names(owner)
+                    if a is None and not self.shifted(b, e.left, owner) and is_pid_constant(e.left, copies) \
+                            and uses_pid(e.left, copies):
+                        self.computed_sources.add(b)
+                    if b is None and not self.shifted(a, e.right, owner) and is_pid_constant(e.right, copies) \
+                            and uses_pid(e.right, copies):
+                        self.computed_sources.add(a)
                 elif e.op in _ARITH:
                     self.arith_operands(e, owner)
                 self.expr(e.left, owner)
@@ -579,28 +621,43 @@ class _Inference:
         if array_slot is not None:
             index_slot = self.value_slot(index, owner)
             self.union(("index", array_slot), index_slot)
-            if index_slot is None and not self.shifted(("index", array_slot), index) \
-                    and uses_pid(index) and is_pid_constant(index):
-                self.pid_sources.add(("index", array_slot))
+            copies = self.copy_names(owner)
+            if index_slot is None and not self.shifted(("index", array_slot), index, owner) \
+                    and uses_pid(index, copies) and is_pid_constant(index, copies):
+                self.computed_sources.add(("index", array_slot))
         self.expr(index, owner)
 
-    def is_shift(self, expr) -> bool:
-        offset = pid_offset(expr, self.model.mtypes)
+    def is_shift(self, expr, owner: str | None = None) -> bool:
+        offset = pid_offset(expr, self.model.mtypes, self.aliases(owner))
         return offset is not None and offset != 0
 
     def declare_chan(self, slot) -> None:
         if slot is not None:
             self.declare(slot, CHAN)
 
+    def copy_names(self, owner: str | None) -> frozenset[str]:
+        return frozenset(self.copies.get(owner, ())) if owner is not None else frozenset()
+
+    def loop_refusal(self, node, why: str) -> str:
+        """``why`` a pid is tainted at ``node``, with the reason loops.py did not accept the
+        loop whose guard, increment or for statement ``node`` is."""
+        refused = self.loops.refused.get(id(node))
+        if refused is None:
+            return why
+        return f"is a loop counter, and {refused}"
+
     def arith_operands(self, expr, owner) -> None:
+        # Arithmetic on _pid, or on a local that holds an expression of _pid for ever (`1 - i`
+        # with `pid i = _pid`), is evaluated per process by the validity check: no taint.
+        exempt = {_SELF_PID} | {("local", owner, name) for name in self.copy_names(owner)}
         if isinstance(expr, ast.BinOp) and expr.op in _ARITH:
             for side in (expr.left, expr.right):
                 slot = self.value_slot(side, owner)
-                if slot is not None and slot != _SELF_PID:
-                    self.arith.append((slot, expr, f"is used with '{expr.op}'"))
+                if slot is not None and slot not in exempt:
+                    self.arith.append((slot, expr, self.loop_refusal(expr, f"is used with '{expr.op}'")))
         if isinstance(expr, ast.UnOp) and expr.op in ("-", "~"):
             slot = self.value_slot(expr.operand, owner)
-            if slot is not None and slot != _SELF_PID:
+            if slot is not None and slot not in exempt:
                 self.arith.append((slot, expr, f"is used with '{expr.op}'"))
 
     def message(self, chan_ref, args, owner) -> None:
@@ -641,18 +698,24 @@ class _Inference:
         for slot in self.pid_sources:
             if slot is not None:
                 kinds.setdefault(self.find(slot), set()).add(PID)
-        # The offsets each class receives: 0 from plain pids, K from `_pid - K`.
+        for slot in self.computed_sources:
+            if slot is not None:
+                kinds.setdefault(self.find(slot), set()).add(PID)
+        # The offsets each class receives: 0 from plain pids, K from `_pid - K` (none from an
+        # expression computed from _pid: it fits any).
         offsets: dict = {}
-        for root, found in kinds.items():
-            if PID in found:
-                offsets.setdefault(root, {})[0] = None
+        plain_roots = {self.find(slot) for slot, declared in self.declared.items() if PID in declared}
+        plain_roots |= {self.find(slot) for slot in self.pid_sources if slot is not None}
+        for root in plain_roots:
+            offsets.setdefault(root, {})[0] = None
         for slot, offset, node in self.offset_sources:
             root = self.find(slot)
             kinds.setdefault(root, set()).add(PID)
             offsets.setdefault(root, {}).setdefault(offset, node)
         kind_of_root: dict = {}
         offset_of_root: dict = {}
-        info = TypeInfo(kind_of_root, self.parent, offset_of_root=offset_of_root)
+        info = TypeInfo(kind_of_root, self.parent, offset_of_root=offset_of_root, copies=self.copies,
+                        loops=self.loops.loops, bound=self.loops.bound)
         for root, found in kinds.items():
             if PID in found and CHAN in found:
                 kind_of_root[root] = CHAN
@@ -673,27 +736,98 @@ class _Inference:
         return info
 
 
-def uses_pid(expr) -> bool:
-    """Whether ``expr`` reads ``_pid``."""
-    return any(isinstance(n, ast.VarRef) and n.name == "_pid" for n in expr.walk())
+def uses_pid(expr, copies: Collection[str] = ()) -> bool:
+    """Whether ``expr`` reads ``_pid`` (or one of the locals named in ``copies``, which hold
+    an expression of it: pid_copies)."""
+    return any(isinstance(n, ast.VarRef) and (n.name == "_pid" or n.name in copies) for n in expr.walk())
 
 
-def pid_offset(expr, names: dict[str, int] | None = None) -> int | None:
+def pid_offset(expr, names: dict[str, int] | None = None, aliases: Collection[str] = ()) -> int | None:
     """K when ``expr`` is ``_pid - K`` with K a constant (``names``: mtype names); 0 for
-    ``_pid`` itself; else None."""
-    if isinstance(expr, ast.VarRef) and expr.name == "_pid" and expr.index is None and expr.field is None:
+    ``_pid`` itself; else None.  ``aliases``: locals that hold ``_pid`` itself (pid_copies)."""
+    if isinstance(expr, ast.VarRef) and (expr.name == "_pid" or expr.name in aliases) \
+            and expr.index is None and expr.field is None:
         return 0
-    if isinstance(expr, ast.BinOp) and expr.op == "-" and pid_offset(expr.left, names) == 0 \
-            and not uses_pid(expr.right):
+    if isinstance(expr, ast.BinOp) and expr.op == "-" and pid_offset(expr.left, names, aliases) == 0 \
+            and not uses_pid(expr.right, aliases):
         return constant_value(expr.right, names)
     return None
 
 
-def is_pid_constant(expr) -> bool:
-    """Built from ``_pid`` and constants only (evaluable for each process)."""
+def is_pid_constant(expr, copies: Collection[str] = ()) -> bool:
+    """Built from ``_pid`` (and the locals named in ``copies``) and constants only (evaluable
+    for each process)."""
     for node in expr.walk():
-        if isinstance(node, ast.VarRef) and (node.name != "_pid" or node.index is not None or node.field is not None):
+        if isinstance(node, ast.VarRef) and (node.name != "_pid" and node.name not in copies
+                                             or node.index is not None or node.field is not None):
             return False
         if not isinstance(node, (ast.VarRef, ast.Const, ast.BinOp, ast.UnOp, ast.CondExpr)):
             return False
     return True
+
+
+def pid_copies(model: Model) -> dict[str, dict[str, ast.Expr]]:
+    """For each proctype, its locals that hold one expression of its ``_pid`` for ever: a
+    scalar of a basic type (not a parameter) initialised with an expression of ``_pid``,
+    constants and such locals declared before it (``pid i = _pid``, ``pid j = 1 - i``), that
+    no statement writes (no assignment, ``++``/``--``, receive or loop into it, here or through
+    a remote reference).  Such a local is read like its initialiser: ``1 - i`` is ``1 - _pid``,
+    evaluated per process.  (SPIN may reset it to 0 where it is dead, but nothing reads it
+    there.)  name -> initialiser with the earlier copies substituted."""
+    written: dict[str | None, set[str]] = {}
+    for unit in model.expanded.units:
+        owner = unit.name if isinstance(unit, ast.Proctype) else INIT if isinstance(unit, ast.Init) else None
+        for node in unit.walk():
+            targets: list = []
+            if isinstance(node, (ast.Assign, ast.IncDec)):
+                targets = [node.target]
+            elif isinstance(node, ast.Receive):
+                targets = [a.expr if isinstance(a, ast.Eval) else a for a in node.args]
+            elif isinstance(node, (ast.ForRange, ast.ForIn, ast.Select)):
+                targets = [node.var]
+            for target in targets:
+                if isinstance(target, ast.RemoteVar) and isinstance(target.var, ast.VarRef):
+                    written.setdefault(target.proctype, set()).add(target.var.name)
+                elif isinstance(target, ast.VarRef):
+                    written.setdefault(owner, set()).add(target.name)
+    found: dict[str, dict[str, ast.Expr]] = {}
+    for owner, vars_ in model.locals.items():
+        copies: dict[str, ast.Expr] = {}
+        names = [v.name for v in vars_]
+        for var in vars_:
+            if var.is_param or var.size is not None or var.bits is not None \
+                    or var.type.name not in ("pid", "byte", "short", "int") \
+                    or var.init is None or isinstance(var.init, ast.ChanInit) \
+                    or var.name in written.get(owner, set()) or names.count(var.name) > 1:
+                continue
+            init = _substituted(var.init, copies)
+            if uses_pid(init) and is_pid_constant(init) and all(
+                    _fits(constant_value(init, {**model.mtypes, "_pid": proc.pid}), var.type.name)
+                    for proc in model.processes if proc.proctype == owner):
+                copies[var.name] = init
+        if copies:
+            found[owner] = copies
+    return found
+
+
+_RANGES = {"pid": (0, 255), "byte": (0, 255), "short": (-2**15, 2**15 - 1), "int": (-2**31, 2**31 - 1)}
+
+
+def _fits(value: int | None, typename: str) -> bool:
+    """Whether ``value`` is stored unchanged in a variable of type ``typename``."""
+    low, high = _RANGES[typename]
+    return value is not None and low <= value <= high
+
+
+def _substituted(expr, copies: dict[str, ast.Expr]):
+    """``expr`` with each plain reference to a name in ``copies`` replaced by its expression."""
+    if isinstance(expr, ast.VarRef) and expr.name in copies and expr.index is None and expr.field is None:
+        return copies[expr.name]
+    if not isinstance(expr, ast.Node) or isinstance(expr, ast.RemoteVar):
+        return expr
+    changes = {}
+    for name in expr.field_names:
+        value = getattr(expr, name)
+        if isinstance(value, ast.Node):
+            changes[name] = _substituted(value, copies)
+    return ast.replace(expr, **changes) if changes else expr

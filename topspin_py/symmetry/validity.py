@@ -183,7 +183,12 @@ class Token:
 class Tokenizer:
     """Not a permutation: replaces every occurrence of a pid or channel in a pid or channel
     context by a fresh Token that remembers which point it stands for (occurrence_regions).
-    It rejects nothing: the regions it finds only colour the static channel diagram."""
+    It rejects nothing: the regions it finds only colour the static channel diagram.  It also
+    collects the expressions of ``_pid`` and constants that the check evaluates per process
+    (``(_pid + 1) % N``), with their owner and context (Checker.pid_functions)."""
+
+    def __init__(self) -> None:
+        self.pid_expressions: list[tuple[ast.Expr, str, str]] = []
 
     def pid(self, p: int) -> Token:
         return Token(("pid", p))
@@ -235,7 +240,7 @@ class Checker:
 
         self.model = model
         self.types = types
-        self.resolve = SlotResolver(model)
+        self.resolve = SlotResolver(model, types.bound)
         self.mtypes = dict(model.mtypes)
         # Names with one value in every state: mtype names and globals holding data that
         # nothing writes (`byte x = 2`, a #define in disguise); constants fold through them.
@@ -251,6 +256,10 @@ class Checker:
         self.static_channel_vars = {v.name: v for v in model.globals if isinstance(v.init, ast.ChanInit)}
         self.static_runs = {id(p.node) for p in model.processes if p.node is not None}
         self.pid_expressions: dict[int, tuple[object, tuple[bool, bool]]] = {}
+        # The references to locals that hold an expression of _pid for ever (types.pid_copies),
+        # each read like that expression; and their values per pid.
+        self.copy_refs = self._copy_references()
+        self.copy_values: dict[tuple[str, int], dict[str, int]] = {}
         self.expression_kinds: dict[tuple[int, str | None], tuple[object, str | None]] = {}
         self.terminating = {name for name, p in model.proctypes.items() if can_terminate(p.body)}
         if model.init is not None and can_terminate(model.init.body):
@@ -276,6 +285,8 @@ class Checker:
         # id(node) -> (node, normal form) for the nodes of the program (see NormalForms)
         self.normal_forms: dict = {}
         self.original = [self.normal_unit(u, None) for u in self.units]
+        # Filled by occurrence_regions: the per-process tables of expressions of _pid.
+        self.pid_functions: list[tuple[tuple, list[tuple[int, tuple]]]] = []
 
     # ------------------------------------------------------------------ facts about the model
     def _pid_indexed_arrays(self) -> list[PidIndexedArray]:
@@ -602,6 +613,19 @@ class Checker:
                 raise _Invalid(Rejection(
                     f"'{place.name}' holds pids with offset {place.offset}, so pid {min(moved)} would "
                     f"be held as {min(moved) - place.offset}, below 0", place.pos))
+        for loop in self.types.loops if moved_pids else ():
+            # The counter of a loop over ids is a pid inside the body (loops.py): the values
+            # it walks must name a set of pids that alpha maps onto itself.
+            if self.types.kind(loop.slot) != PID:
+                continue
+            offset = self.types.offset(loop.slot)
+            walked = {v + offset for v in range(loop.lo, loop.hi + 1)} & self.pids
+            for p in sorted(walked):
+                if alpha.pid(p) not in walked:
+                    raise _Invalid(Rejection(
+                        f"the loop over '{loop.counter}' walks pids {loop.lo + offset} .. "
+                        f"{loop.hi + offset}, and the permutation takes pid {p} in it to pid "
+                        f"{alpha.pid(p)} outside it", loop.pos))
         for name, kind, pos in self.structured_messages:
             if (moved_pids if kind == PID else moved_chans):
                 raise _Invalid(Rejection(
@@ -622,6 +646,38 @@ class Checker:
                 raise _Invalid(Rejection(
                     f"'{name}' holds pids with offset {offset}, which names no pid below {offset}, "
                     f"but pid {p} would become pid {image}", pos))
+
+    def fixed_points(self) -> set[tuple[str, int]]:
+        """Pids and channels that no valid permutation moves, whatever else it does (each is a
+        rejection of check_processes, check_channels, check_state_shape or channel_ref that
+        depends on the point alone): the pid a dead local is reset to, the channels of a
+        channel variable the program writes, every channel when an array is indexed by channel
+        ids, and the channels of an array indexed by a computed value that is no pid.  The
+        static channel diagram colours each alone, so nauty does not propose permutations that
+        only a search would weed out.  (Processes that can terminate are left to the check,
+        whose rejection of nauty's candidates is the reason detect reports for them.)"""
+        fixed: set[tuple[str, int]] = set()
+        if self.model.resets_dead_locals:
+            fixed |= {("pid", offset) for _var, offset in self.pid_locals if offset in self.pids}
+        static = [c for c in self.model.channels if c.owner_pid is None]
+        if self.chan_indexed:
+            fixed |= {("chan", c.id) for c in self.model.channels}
+        for chan in static:
+            if chan.name.split("[", 1)[0] in self.written_static_channels:
+                fixed.add(("chan", chan.id))
+        computed: set[str] = set()
+        for unit in self.model.expanded.units:
+            owner = _owner_of(unit)
+            for node in unit.walk():
+                if isinstance(node, ast.VarRef) and node.index is not None and node.name in self.static_channel_vars \
+                        and node.name not in computed \
+                        and self.types.index_kind(("global", node.name)) != PID \
+                        and constant_value(node.index, self.mtypes) is None:
+                    var, _slot = self.resolve.variable(node.name, owner)
+                    if var is not None and var.owner is None:
+                        computed.add(node.name)
+        fixed |= {("chan", c.id) for c in static if c.name.split("[", 1)[0] in computed}
+        return fixed
 
     # ------------------------------------------------------------------ rejections
     def reject(self, alpha, reason: str, node, pids: bool = False, chans: bool = False,
@@ -688,7 +744,43 @@ class Checker:
                                self.forms.text(region, token, known=known, fresh=paths[token], where=where))
                               for token in tokens]
                 regions.append((key, incidences))
+        self.pid_functions = self._function_tables(tokenizer.pid_expressions)
         return regions
+
+    def _function_tables(self, expressions) -> list[tuple[tuple, list[tuple[int, tuple]]]]:
+        """The expressions of ``_pid`` and constants that the check evaluates per process, as
+        tables: for each, a key (its context and the values it takes) and, for each process p
+        of its owner, what it gives p: ``("pid", q)`` where its value names pid q, else
+        ``("value", v)`` (``("value", bool)`` in a condition).
+
+        check_pid_expression demands, for a valid alpha and every such p, that the value for
+        alpha(p) be alpha(q) where the value for p names pid q, and be the same value
+        otherwise.  So alpha maps each table onto itself, and the static channel diagram may
+        draw the tables as edges (p -> q) and as vertices per value: nauty then proposes only
+        permutations that commute with them.  A successor ``(_pid + 1) % N`` draws a directed
+        ring, whose automorphisms are its N rotations, not the N! permutations of the pids
+        that the candidates would be otherwise (among which a search for the valid ones takes
+        time exponential in N).  A table that cannot be evaluated for every process is left
+        out (the check rejects every alpha that moves its processes anyway)."""
+        tables: dict[tuple, list[tuple[int, tuple]]] = {}
+        for e, owner, context in expressions:
+            if context in (CHAN, OUTPUT):
+                continue  # rejected for any moved pid, or not checked
+            offset = offset_of(context)
+            rows: list[tuple[int, tuple]] = []
+            for p in self.instances.get(owner, []):
+                value = constant_value(e, self.process_names(owner, p))
+                if value is None:
+                    break
+                if offset is not None and value + offset in self.pids:
+                    rows.append((p, ("pid", value + offset)))
+                else:
+                    rows.append((p, ("value", bool(value) if context == TRUTH else value)))
+            else:
+                if rows and any(target != ("pid", p) for p, target in rows):
+                    key = (str(context), tuple(rows))
+                    tables.setdefault(key, rows)
+        return list(tables.items())
 
     def tokenize(self, unit, tokenizer: Tokenizer):
         match unit:
@@ -991,6 +1083,7 @@ class Checker:
         if value is not None:
             return self.constant(e, value, context, alpha)
         if isinstance(alpha, Tokenizer) and self.pid_computed(e) and e.op not in ("==", "!="):
+            self.check_pid_expression(e, owner, context, alpha)  # (recorded, not checked)
             return e
         if self.pid_computed(e) and e.op not in ("==", "!="):
             self.check_pid_expression(e, owner, context, alpha)
@@ -1203,7 +1296,7 @@ class Checker:
         if cached is not None and cached[0] is e:
             return cached[1]
         if isinstance(e, ast.VarRef):
-            if e.name == "_pid":
+            if e.name == "_pid" or id(e) in self.copy_refs:
                 uses, constant = True, e.index is None and e.field is None
             else:
                 uses = False
@@ -1220,11 +1313,46 @@ class Checker:
         self.pid_expressions[id(e)] = (e, (uses, constant))
         return uses, constant
 
+    def _copy_references(self) -> set[int]:
+        """The ids of the references, in its own proctype's text, to a local that holds an
+        expression of _pid for ever (not those of remote references, which read another
+        process's)."""
+        found: set[int] = set()
+        for unit in self.model.expanded.units:
+            names = self.types.copy_names(_owner_of(unit))
+            stack = [unit] if names else []
+            while stack:  # (no recursive closure: detect leaves no reference cycles)
+                node = stack.pop()
+                if isinstance(node, ast.VarRef) and node.name in names and node.index is None \
+                        and node.field is None:
+                    found.add(id(node))
+                stack.extend(child for child in node.children()
+                             if not (isinstance(node, ast.RemoteVar) and child is node.var))
+        return found
+
+    def process_names(self, owner: str, p: int) -> dict[str, int]:
+        """The names an expression of _pid in the text of ``owner`` reads, for process p: the
+        constants, _pid, and the locals that copy an expression of it."""
+        key = (owner, p)
+        names = self.copy_values.get(key)
+        if names is None:
+            names = {**self.constants, "_pid": p}
+            for name, init in self.types.copies.get(owner, {}).items():
+                value = constant_value(init, names)
+                if value is not None:
+                    names[name] = value
+            self.copy_values[key] = names
+        return names
+
     def check_pid_expression(self, e, owner, context, alpha) -> None:
         """An expression of ``_pid`` and constants, evaluated for every process of ``owner``:
         a pid result must commute with alpha, a condition must keep its truth, any other
         result must be invariant."""
-        if isinstance(alpha, Tokenizer) or context == OUTPUT or owner is None:
+        if isinstance(alpha, Tokenizer):
+            if owner is not None and context != OUTPUT and not isinstance(e, ast.VarRef):
+                alpha.pid_expressions.append((e, owner, context))
+            return
+        if context == OUTPUT or owner is None:
             return
         if context == CHAN:
             self.reject(alpha, f"'{print_expr(e)}' is computed from _pid but stands where a channel "
@@ -1232,10 +1360,12 @@ class Checker:
             return
         for p in self.instances.get(owner, []):
             q = alpha.pid(p)
-            if q == p:
-                continue
-            value_p = constant_value(e, {**self.constants, "_pid": p})
-            value_q = constant_value(e, {**self.constants, "_pid": q})
+            if q == p and offset_of(context) is None:
+                continue  # the same value: data and conditions are unchanged
+            # (a process that stays must still name the image of what it names: for
+            # `(_pid + 1) % 3` and the swap of pids 1 and 2, pid 0 names pid 1 and must name 2)
+            value_p = constant_value(e, self.process_names(owner, p))
+            value_q = constant_value(e, self.process_names(owner, q))
             if value_p is None or value_q is None:
                 raise _Invalid(Rejection(f"'{print_expr(e)}' cannot be evaluated for each process", e.pos))
             offset = offset_of(context)
@@ -1243,6 +1373,11 @@ class Checker:
                 # pids with offset K: v names pid v + K (plain pids: K = 0)
                 named = value_p + offset
                 expected = alpha.pid(named) - offset if named in self.pids else value_p
+                if value_q != expected and named in self.pids:
+                    raise _Invalid(Rejection(
+                        f"'{print_expr(e)}' names pid {named} for pid {p}, so it must name pid "
+                        f"{alpha.pid(named)} for pid {q}, the image of pid {p}, but it names pid "
+                        f"{value_q + offset} there", e.pos))
                 same = value_q == expected
             elif context == TRUTH:
                 same = bool(value_q) == bool(value_p)
