@@ -658,7 +658,9 @@ class Checker:
         whose rejection of nauty's candidates is the reason detect reports for them.)"""
         fixed: set[tuple[str, int]] = set()
         if self.model.resets_dead_locals:
-            fixed |= {("pid", offset) for _var, offset in self.pid_locals if offset in self.pids}
+            resets = self.model.dead_resets  # the same rule as check_processes
+            fixed |= {("pid", offset) for var, offset in self.pid_locals
+                      if offset in self.pids and (resets is None or (var.owner, var.name) in resets)}
         static = [c for c in self.model.channels if c.owner_pid is None]
         if self.chan_indexed:
             fixed |= {("chan", c.id) for c in self.model.channels}
