@@ -7,7 +7,8 @@ has an ``_add_<name>`` function and a line in ``build_parser``.
 
 Exit status: 0 no errors found, 1 pan found errors, 2 tool failure or bad input (a TopspinError
 is printed with ``render()``, never as a traceback) or, for ``verify --compare``, reduced and plain
-verdicts that differ (result.py), 130 interrupted (Ctrl-C; verify first shows pan's statistics
+verdicts that differ, for ``verify --cross-check`` verdicts with and without partial order
+reduction that differ (result.py), 130 interrupted (Ctrl-C; verify first shows pan's statistics
 so far), 128+N terminated by signal N (SIGTERM, SIGHUP), after the temporary files are removed
 and spin, gcc or pan stopped (pan/processes.py).
 """
@@ -100,7 +101,7 @@ def _add_verify(commands) -> None:
                "cycles (pan -l), as spin -run does; --safety, -a/-l, -DSAFETY, -DBFS or\n"
                "-DNOCLAIM choose otherwise.\n"
                "exit status: 0 no errors, 1 errors found (a trail is written next to MODEL),\n"
-               "2 failure or bad input, or --compare found verdicts that differ\n\n"
+               "2 failure or bad input, or --compare or --cross-check found verdicts that differ\n\n"
                + strategies.help_listing(width=_help_width()))
     verify_parser.add_argument("model", metavar="MODEL", help="the Promela model (.pml, .p, ...)")
     verify_parser.add_argument("--strategy", choices=strategies.choices(), default=strategies.AUTO,
@@ -126,6 +127,11 @@ def _add_verify(commands) -> None:
                                help="also verify without reduction and report the reduction "
                                     "(states, time, memory); verdicts that differ are a failure "
                                     "(exit status 2)")
+    verify_parser.add_argument("--cross-check", dest="cross_check", action="store_true",
+                               help="also verify with partial order reduction switched the other "
+                                    "way (-DNOREDUCE added, or taken away if given) and compare "
+                                    "the verdicts; verdicts that differ are a failure (exit "
+                                    "status 2)")
     verify_parser.add_argument("--safety", action="store_true",
                                help="search for safety violations only, even if the model has "
                                     "accept labels (default: pan -a then, as spin -run)")
@@ -147,7 +153,7 @@ def _run_verify(args: argparse.Namespace) -> int:
     spin_args = tuple(word for value in args.spin_args for word in shlex.split(value))
     options = VerifyOptions(
         strategy=args.strategy, defines=tuple(args.defines), pan_args=pan_args, spin_args=spin_args,
-        keep_dir=args.keep, on_progress=display, compare=args.compare,
+        keep_dir=args.keep, on_progress=display, compare=args.compare, cross_check=args.cross_check,
         safety=args.safety, optimisation=args.optimisation,
         on_note=None if args.quiet else _to_stderr(display),
         on_detail=_to_stderr(display) if args.verbose else None,
@@ -167,10 +173,13 @@ def _run_verify(args: argparse.Namespace) -> int:
             print(f"topspin-py: warning: {text}", file=sys.stderr)
     if result.disagreement is not None:
         print(f"{args.model}: error: {result.disagreement}", file=sys.stderr)
+    if result.por_disagreement is not None:
+        print(f"{args.model}: error: --cross-check: {result.por_disagreement}", file=sys.stderr)
     if result.interrupted:
         print("topspin-py: interrupted: " + (
             "pan stopped, and the statistics shown are those it had so far" if not result.complete
             else "the plain run of --compare did not finish, so there is no comparison" if args.compare
+            else "the run of --cross-check did not finish, so there is no cross-check" if args.cross_check
             else "the search had finished, its result is above"),
             file=sys.stderr)
     return result.exit_status
@@ -539,7 +548,8 @@ def _attach_option_values(argv: list[str]) -> list[str]:
 # verify's own options and whether each takes a value (the rest is pan's or spin's).
 _VERIFY_OPTIONS = {"--strategy": True, "--keep": True, "--gcc-opt": True, "--pan": True,
                    "--spin": True, "-D": True, "--json": False, "--force": False, "--compare": False,
-                   "--safety": False, "--quiet": False, "--verbose": False, "-h": False, "--help": False}
+                   "--cross-check": False, "--safety": False, "--quiet": False, "--verbose": False,
+                   "-h": False, "--help": False}
 # spin -run features verify does not offer: a word saying why, for the message.
 _REFUSED_RUN_OPTIONS = {"-biterate": "runs many randomised bitstate searches",
                         "-swarm": "runs many randomised bitstate searches",

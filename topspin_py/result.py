@@ -9,6 +9,14 @@ was interrupted (Ctrl-C: the counts are pan's statistics so far), and 2 when
 has errors.  A sound reduction never changes the verdict, so a disagreement is a failure of the
 tool, which a script must not take for either verdict: exit status 2, whichever way it goes,
 and ``disagreement`` says which way (``errors`` stays the reduced search's count).
+
+``verify --cross-check`` runs the same search (same strategy) a second time with partial order
+reduction switched the other way (-DNOREDUCE added, or taken away when the user gave it).  POR
+and symmetry reduction must agree on whether the model has errors: when they do not,
+``por_disagreement`` says how and the exit status is 2, as for --compare.  Both runs may find
+errors of different kinds first (a model with several errors, searched in different orders, as
+pan stops at the first): both verdicts say "errors", so the exit status stays 1, and
+``por_first_errors_differ`` says so beside them.
 """
 
 from __future__ import annotations
@@ -36,6 +44,34 @@ class PlainRun:
     complete: bool
     elapsed_s: float
     memory_mb: float
+
+
+@dataclass
+class PorRun:
+    """The same search with partial order reduction switched the other way (``verify --cross-check``)."""
+
+    partial_order_reduction: bool   # as pan reported it
+    defines: list[str]              # the run's defines (-DNOREDUCE added or taken away)
+    states_stored: int
+    transitions: int
+    errors: int
+    first_error: str | None         # pan's first error line, "pan:1: acceptance cycle (at depth 3)"
+    complete: bool
+    incomplete_reason: str | None
+    elapsed_s: float
+
+
+def error_kind(line: str | None) -> str | None:
+    """The kind of error a line of pan's names: ``pan:1: assertion violated (x!=2) (at depth 5)``
+    -> ``assertion violated``, ``pan:1: acceptance cycle (at depth 3)`` -> ``acceptance cycle``."""
+    if line is None:
+        return None
+    text = line.split(": ", 1)[1] if line.startswith("pan:") and ": " in line else line
+    return text.split(" (", 1)[0].strip()
+
+
+def _por_words(on: bool) -> str:
+    return "with partial order reduction" if on else "without partial order reduction (-DNOREDUCE)"
 
 
 @dataclass
@@ -99,6 +135,7 @@ class Result:
     strategy_reason: str | None = None
     # "exact", "complete" or "approximate" (topspin_py.strategies); None: no reduction.
     exactness: str | None = None
+    cross_check: PorRun | None = None   # --cross-check: the run with POR switched the other way
 
     @property
     def reduction(self) -> float | None:
@@ -136,12 +173,50 @@ class Result:
                 "this model as a topspin-py bug")
 
     @property
+    def por_disagreement(self) -> str | None:
+        """--cross-check: what is wrong when the searches with and without partial order
+        reduction disagree on whether the model has errors; None when they agree."""
+        other = self.cross_check
+        if other is None or bool(other.errors) == bool(self.errors):
+            return None
+        this_run = (f"the search {_por_words(self.partial_order_reduction)}",
+                    self.errors, self.complete, self.incomplete_reason)
+        other_run = (f"the search {_por_words(other.partial_order_reduction)}",
+                     other.errors, other.complete, other.incomplete_reason)
+        found, missed = (this_run, other_run) if self.errors else (other_run, this_run)
+        caveats = [f"{run[0]} was incomplete: {run[3]}" for run in (found, missed) if not run[2]]
+        if self.approximate:
+            caveats.append("both used approximate storage, which may miss states")
+        because = f" ({'; '.join(caveats)})" if caveats else ""
+        reduced = f"strategy {self.strategy}, group order {self.group_order}"
+        return (f"the verdicts differ ({reduced}): {found[0]} found {found[1]} error(s), "
+                f"{missed[0]} found none{because}; check the trail against plain SPIN "
+                "(--strategy none, with and without -DNOREDUCE), and please report this model as "
+                "a topspin-py bug")
+
+    @property
+    def por_first_errors_differ(self) -> str | None:
+        """--cross-check: both runs found errors, but not of the same kind first (no failure:
+        pan stops at the first error it meets, and the runs search in different orders)."""
+        other = self.cross_check
+        if other is None or not (self.errors and other.errors):
+            return None
+        mine = error_kind(self.error_messages[0] if self.error_messages else None)
+        theirs = error_kind(other.first_error)
+        if mine == theirs:
+            return None
+        return (f"the first errors differ in kind: '{mine}' {_por_words(self.partial_order_reduction)}, "
+                f"'{theirs}' {_por_words(other.partial_order_reduction)}; both verdicts are "
+                "\"errors found\" (the searches meet errors in different orders; -c0 or -e lists them all)")
+
+    @property
     def exit_status(self) -> int:
-        """0: no errors found, 1: pan found errors, 130: interrupted, 2: --compare found the
-        verdicts differ (see the module doc; other tool failures never get a Result)."""
+        """0: no errors found, 1: pan found errors, 130: interrupted, 2: --compare or
+        --cross-check found verdicts that differ (see the module doc; other tool failures never
+        get a Result)."""
         if self.interrupted:
             return 130
-        if self.disagreement is not None:
+        if self.disagreement is not None or self.por_disagreement is not None:
             return 2
         return 1 if self.errors else 0
 
@@ -150,6 +225,8 @@ class Result:
         del data["pan_output"]  # large, and already summarised by the other fields
         data["reduction"] = self.reduction
         data["disagreement"] = self.disagreement
+        data["por_disagreement"] = self.por_disagreement
+        data["por_first_errors_differ"] = self.por_first_errors_differ
         return data
 
     def to_json(self, indent: int | None = None) -> str:
@@ -208,7 +285,30 @@ class Result:
                   else f"{'pan warning:':16}{_without_prefix(warning)}" for warning in self.warnings]
         if self.disagreement is not None:
             lines.append(f"{'VERDICTS DIFFER:':16}{self.disagreement}")
+        lines += self._cross_check_lines()
         return "\n".join(lines)
+
+    def _cross_check_lines(self) -> list[str]:
+        """--cross-check: the other run's verdict beside this one's, and whether they agree."""
+        other = self.cross_check
+        if other is None:
+            return []
+        first = f" (first: {error_kind(other.first_error)})" if other.first_error else ""
+        lines = [f"{'cross-check:':16}{_por_words(other.partial_order_reduction)}: "
+                 f"{self._count(other.states_stored)} states, {self._count(other.transitions)} "
+                 f"transitions, {other.errors} errors{first}, {other.elapsed_s:.2f} s search"
+                 # (stopping at the first error is what a run that found one is expected to do)
+                 + ("" if other.complete or other.errors else f" (INCOMPLETE: {other.incomplete_reason})")]
+        if other.partial_order_reduction == self.partial_order_reduction:
+            lines.append(f"{'':16}note: pan searched {_por_words(other.partial_order_reduction)} "
+                         "both times (the model or its flags leave pan no choice)")
+        if self.por_disagreement is not None:
+            lines.append(f"{'POR VERDICTS DIFFER:':16}{self.por_disagreement}")
+        elif self.por_first_errors_differ is not None:
+            lines.append(f"{'cross-check:':16}verdicts agree, but {self.por_first_errors_differ}")
+        else:
+            lines.append(f"{'cross-check:':16}verdicts agree, with and without partial order reduction")
+        return lines
 
     def _strategy_line(self) -> str:
         """``segmented (exact; group order 24), chosen by auto: ...``."""

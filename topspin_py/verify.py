@@ -29,6 +29,9 @@ Policies decided here (each documented where it is applied):
   ToolchainErrors whose hint names the flag to pass.
 * --compare: a plain run too; when the verdicts differ, ``Result.disagreement`` says how and
   the exit status is 2 (result.py).
+* --cross-check: the same search once more, same strategy, with partial order reduction
+  switched the other way (-DNOREDUCE added, or taken away when given; _cross_check); verdicts
+  that differ on whether there are errors make the exit status 2 (result.py).
 * Ctrl-C while pan runs: pan prints its statistics so far (toolchain.run_pan); with
   ``partial_on_interrupt`` they become a Result marked ``interrupted`` (exit status 130), with
   no rerun and no plain run after it.  Otherwise, and for Ctrl-C at any other moment or
@@ -62,7 +65,7 @@ from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.promela import build_model, parse_file
 from topspin_py.promela.model import Model
 from topspin_py.reduce import GENERATED_C, defines_the_reduction_needs, reduce_in, strategy_choice
-from topspin_py.result import PlainRun, Result
+from topspin_py.result import PlainRun, PorRun, Result
 from topspin_py.symmetry.detect import acting_on_states, detect
 
 # "auto" picks the fastest exact strategy the group allows (reduce.strategy_choice).  The
@@ -87,6 +90,7 @@ class VerifyOptions:
     on_stage: Callable[[str, int | None], None] | None = None   # a stage starts: its name, and
                                                                # pan's pid for the pan stage
     compare: bool = False                # also run plain SPIN and report the reduction
+    cross_check: bool = False            # also run with POR switched the other way, compare verdicts
     safety: bool = False                 # a safety search even if the model has accept labels
     optimisation: str = "-O2"            # gcc's -O level for pan.c
     partial_on_interrupt: bool = False   # Ctrl-C during pan: return its statistics so far as an
@@ -251,7 +255,40 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
             return result
         result.plain = PlainRun(plain.states_stored, plain.transitions, plain.errors, plain.complete,
                                 plain.elapsed_s, plain.memory_mb)
+    if options.cross_check and not result.interrupted:
+        try:
+            result.cross_check = _cross_check(model, options, note)
+        except KeyboardInterrupt:
+            if not options.partial_on_interrupt:
+                raise
+            note("--cross-check: the run with partial order reduction switched the other way was "
+                 "interrupted, so there is no cross-check")
+            result.interrupted = True
     return result
+
+
+def _cross_check(model: Path, options: VerifyOptions, note: Callable[[str], None]) -> PorRun:
+    """The search of ``options`` once more with partial order reduction switched the other way:
+    -DNOREDUCE taken away if the user gave it, else added.  Same strategy, claim and pan
+    arguments; no trail (the reported run's stays), no --compare."""
+    defines = list(options.defines)
+    without = [define for define in defines if panflags.define_name(define) != "NOREDUCE"]
+    other = without if len(without) < len(defines) else [*defines, "NOREDUCE"]
+    names = {panflags.define_name(define) for define in other}
+    if options.strategy != "none" and {"BFS", "BITSTATE"} <= names and "NOREDUCE" not in names:
+        raise UsageError("--cross-check: -DBFS -DBITSTATE with symmetry reduction needs -DNOREDUCE "
+                         "(its proviso compares raw states), so there is no run with partial order "
+                         "reduction to compare", hint="drop --cross-check, or -DBFS or -DBITSTATE")
+    switched = "without -DNOREDUCE" if len(other) < len(defines) else "with -DNOREDUCE"
+    note(f"--cross-check: verifying again {switched}")
+    run = verify(model, dataclasses.replace(options, defines=tuple(other), compare=False, cross_check=False,
+                                            keep_dir=None, save_trails=False, on_progress=None,
+                                            partial_on_interrupt=False))
+    return PorRun(partial_order_reduction=run.partial_order_reduction, defines=run.defines,
+                  states_stored=run.states_stored, transitions=run.transitions, errors=run.errors,
+                  first_error=run.error_messages[0] if run.error_messages else None,
+                  complete=run.complete, incomplete_reason=run.incomplete_reason,
+                  elapsed_s=run.elapsed_s)
 
 
 _SEARCH_KINDS = {None: "safety", "acceptance": "acceptance cycles, -a",
