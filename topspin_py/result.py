@@ -303,7 +303,7 @@ class Result:
             lines.append(f"{'':16}note: pan searched {_por_words(other.partial_order_reduction)} "
                          "both times (the model or its flags leave pan no choice)")
         if self.por_disagreement is not None:
-            lines.append(f"{'POR VERDICTS DIFFER:':16}{self.por_disagreement}")
+            lines.append(f"POR VERDICTS DIFFER: {self.por_disagreement}")
         elif self.por_first_errors_differ is not None:
             lines.append(f"{'cross-check:':16}verdicts agree, but {self.por_first_errors_differ}")
         else:

@@ -121,6 +121,8 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         raise UsageError(f"model file not found: {model}" if not model.exists()
                          else f"{model} is not a file", hint="give the Promela model's file")
     defines = [panflags.parse_define(define) for define in options.defines]
+    if options.cross_check:
+        _refuse_cross_check(options)
     pan_args = list(options.pan_args)
     spin_options = panflags.parse_spin_args(options.spin_args)
     for define, why in panflags.defines_pan_args_need(defines, pan_args):
@@ -267,18 +269,28 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     return result
 
 
-def _cross_check(model: Path, options: VerifyOptions, note: Callable[[str], None]) -> PorRun:
-    """The search of ``options`` once more with partial order reduction switched the other way:
-    -DNOREDUCE taken away if the user gave it, else added.  Same strategy, claim and pan
-    arguments; no trail (the reported run's stays), no --compare."""
-    defines = list(options.defines)
+def _por_switched(defines: list[str]) -> list[str]:
+    """``defines`` with partial order reduction switched the other way: -DNOREDUCE taken away
+    if given, else added."""
     without = [define for define in defines if panflags.define_name(define) != "NOREDUCE"]
-    other = without if len(without) < len(defines) else [*defines, "NOREDUCE"]
-    names = {panflags.define_name(define) for define in other}
+    return without if len(without) < len(defines) else [*defines, "NOREDUCE"]
+
+
+def _refuse_cross_check(options: VerifyOptions) -> None:
+    """Before any work: a cross-check whose second run would be refused (refuse_with_symmetry)."""
+    names = {panflags.define_name(define) for define in _por_switched(list(options.defines))}
     if options.strategy != "none" and {"BFS", "BITSTATE"} <= names and "NOREDUCE" not in names:
         raise UsageError("--cross-check: -DBFS -DBITSTATE with symmetry reduction needs -DNOREDUCE "
                          "(its proviso compares raw states), so there is no run with partial order "
                          "reduction to compare", hint="drop --cross-check, or -DBFS or -DBITSTATE")
+
+
+def _cross_check(model: Path, options: VerifyOptions, note: Callable[[str], None]) -> PorRun:
+    """The search of ``options`` once more with partial order reduction switched the other way
+    (_por_switched).  Same strategy, claim and pan arguments; no trail (the reported run's
+    stays), no --compare."""
+    defines = list(options.defines)
+    other = _por_switched(defines)
     switched = "without -DNOREDUCE" if len(other) < len(defines) else "with -DNOREDUCE"
     note(f"--cross-check: verifying again {switched}")
     run = verify(model, dataclasses.replace(options, defines=tuple(other), compare=False, cross_check=False,
