@@ -10,6 +10,14 @@
    progress  [] <> (incs == 1): someone enters the critical section infinitely often.  It
              fails: every client may idle for ever at the loop head, an acceptance cycle of
              pan -a, which plain SPIN finds, and so must every reduced search.
+   everybody []<> cs[0] && []<> cs[1] && []<> cs[2]: every client gets in infinitely often,
+             the same for every client but not written as one expression over all of them.
+             It fails (the same idle cycle).  No group order is expected of it: the formula
+             is symmetric, but spin's claim for it is not (its states record which clients
+             it still waits for, in the formula's order), so a permutation of the processes
+             alone does not map the product with the claim to itself; a sound analysis must
+             leave the processes alone (topspin-py's does: the conjuncts are compared in
+             order) or permute the claim's states too.
 
    The mutex run by hand (partial order reduction gains nothing: every statement touches a
    global): with the lock free every client is at its loop head (1 state); otherwise the
@@ -24,6 +32,7 @@
    expect: flags=-DNOREDUCE pan="-a -N mutex" states=16 transitions=34 matched=18 errors=0 order=6
    expect: pan="-a -N progress" states=2 transitions=2 errors=1 order=6
    expect: flags=-DNOREDUCE pan="-a -N progress" states=2 transitions=2 errors=1 order=6
+   expect: pan="-a -N everybody" states=2 transitions=2 errors=1
 */
 bool lock;
 byte incs;
@@ -44,3 +53,4 @@ active [3] proctype client()
 
 ltl mutex { [] (cs[0] + cs[1] + cs[2] <= 1) }
 ltl progress { [] <> (incs == 1) }
+ltl everybody { []<> cs[0] && []<> cs[1] && []<> cs[2] }
