@@ -391,7 +391,13 @@ def explore(model_path: str | Path, workdir: str | Path, flags: Sequence[str] = 
     workdir.mkdir(parents=True, exist_ok=True)
     model = load_model(model_path, tuple(defines))
     local = workdir / model_path.name
-    shutil.copyfile(model_path, local)
+    if model.as_written is not None and model.spin_text is not None:
+        # Proctype copies merged into one proctype (topspin_py/promela/copies.py): the program
+        # verify gives spin, whose pan.h the Model describes.  (Its plain counts equal those of
+        # the program as written: tests/test_copies.py.)
+        local.write_text(model.spin_text)
+    else:
+        shutil.copyfile(model_path, local)
     _run(["spin", *(f"-D{d}" for d in defines), "-a", local.name], workdir)
     # The Model as this pan checks it: whether its pan.m resets dead locals decides whether a
     # permutation may move what 0 names in a local (the same question verify asks).

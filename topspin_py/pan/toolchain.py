@@ -200,14 +200,14 @@ def as_checked_by(model: Model, pan_dir: Path) -> Model:
     return dataclasses.replace(model, resets_dead_locals=resets_dead_locals(pan_dir))
 
 
-def load_model_checked(model: Path, defines, cpp_flags: tuple[str, ...] = ()) -> Model:
+def load_model_checked(model: Path, defines, cpp_flags: tuple[str, ...] = (), merge: bool = True) -> Model:
     """Our front end's Model of ``model``.  When our parser finds a syntax error and spin
     rejects the model too, spin's own message is the one shown: spin is the reference for what
     is Promela (a model spin accepts and we do not is ours to fix: our message says where).
     With include directories for spin's preprocessor (-E-I), spin is not asked: run bare, it
     could fail on a missing include instead."""
     try:
-        return load_model(model, tuple(defines), cpp_flags)
+        return load_model(model, tuple(defines), cpp_flags, merge)
     except PromelaSyntaxError as ours:
         # Bytes that are not text: our message names the byte, spin's quotes the garbage.
         if cpp_flags or "not Promela text" in ours.message:
