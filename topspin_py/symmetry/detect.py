@@ -325,7 +325,7 @@ def _unpermuted_lookalikes(model: Model, types) -> list[str]:
     from .types import CHAN
     from .validity import _normal
 
-    notes = []
+    notes: list[str] = []
     # Copies that copies.py would have merged into one proctype but left alone, and why.
     refused = model.copies.refusals if model.copies is not None else []
     notes.extend(refusal.describe() for refusal in refused)
