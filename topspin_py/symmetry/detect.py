@@ -176,7 +176,7 @@ def detect(model: Model, time_bound: float = 10.0) -> Group:
     types = infer_types(model)
     reasons.extend(_taint_reason(taint) for taint in types.taints)
     if reasons:
-        return trivial_group(model, reasons)
+        return trivial_group(model, reasons + _copies_left_apart(model))
 
     checker = Checker(model, types)
     diagram = build_diagram(model, types, checker)
@@ -325,10 +325,8 @@ def _unpermuted_lookalikes(model: Model, types) -> list[str]:
     from .types import CHAN
     from .validity import _normal
 
-    notes: list[str] = []
-    # Copies that copies.py would have merged into one proctype but left alone, and why.
+    notes = _copies_left_apart(model)
     refused = model.copies.refusals if model.copies is not None else []
-    notes.extend(refusal.describe() for refusal in refused)
     explained = {frozenset(refusal.members) for refusal in refused}
     shapes: dict[str, list[ast.Proctype]] = {}
     running = [p for p in model.proctypes.values() if model.processes_of(p.name)]
@@ -356,6 +354,11 @@ def _unpermuted_lookalikes(model: Model, types) -> list[str]:
                          f"'{param}' in their run statements; they are not permuted (a parameter "
                          "used as an identity should be replaced by _pid)")
     return notes
+
+
+def _copies_left_apart(model: Model) -> list[str]:
+    """Proctypes that copies.py would merge into one but left alone, and why, a line each."""
+    return [refusal.describe() for refusal in model.copies.refusals] if model.copies is not None else []
 
 
 def _named_differently(copies: list[ast.Proctype]) -> str:
