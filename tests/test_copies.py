@@ -220,7 +220,7 @@ def test_snoopy_copies_naming_different_channels_are_not_merged_and_say_why(corp
 
 # ------------------------------------------------------------------- reduced runs
 
-@pytest.mark.parametrize("name,order", [("phils.1.pm", 4), ("msmie.1.pm", 12)])
+@pytest.mark.parametrize("name,order", [("phils.1.pm", 4), ("msmie.1.pm", 12), ("mcs.2.pm", 2)])
 def test_beem_reduced_count_is_the_orbit_count(corpus, name: str, order: int, tmp_path: Path):
     """The reduced search stores one state per orbit of plain SPIN's state space of the
     rewritten program (whose plain counts are the original's: above)."""
