@@ -269,3 +269,14 @@ def test_a_formula_that_names_a_copy_keeps_the_copies_as_written(tmp_path: Path)
     assert json.loads(proc.stdout)["errors"] == 1
     # spin was given the file as written (its claim names P_0 and P_1): no rewritten copy
     assert not (tmp_path / "m.desugared.pml").exists()
+
+
+def test_copies_that_are_never_started_are_neither_merged_nor_reported(tmp_path: Path):
+    path = _write(tmp_path, """\
+        byte x[2];
+        proctype A_0() { x[0] = 1 }
+        proctype A_1() { x[1] = 1 }
+        init { skip }
+        """)
+    model = load_model(path)
+    assert not model.copies.families and not model.copies.refusals and model.spin_text is None

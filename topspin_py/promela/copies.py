@@ -108,6 +108,9 @@ def merge_copies(expanded: ast.Spec, processes, dynamic_runs: list) -> tuple[ast
     spec = expanded
     for group in candidates:
         names = tuple(p.name for p in group)
+        if not any(p.proctype in names for p in processes) and not any(
+                r.proctype in names for r in dynamic_runs):
+            continue   # never started: nothing to merge, nothing to say
         reason, pids = _instances(spec, group, processes, dynamic_runs)
         if reason is None:
             reason = _referred_remotely(spec, set(names))
