@@ -280,3 +280,10 @@ def test_copies_that_are_never_started_are_neither_merged_nor_reported(tmp_path:
         """)
     model = load_model(path)
     assert not model.copies.families and not model.copies.refusals and model.spin_text is None
+
+
+def test_detect_says_which_copies_it_merged():
+    proc = _cli("detect", str(MODELS / "copies_active.pml"))
+    assert proc.returncode == 0, proc.stderr
+    assert "copies: " in proc.stdout and "proctypes P_0, P_1, P_2 (pids 0, 1, 2) merged into 'P'" in proc.stdout
+    assert "group order: 6  (S3)" in proc.stdout

@@ -212,6 +212,8 @@ def _run_detect(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
         return EXIT_OK
     print(f"model: {args.model}")
+    for family in model.copies.families if model.copies is not None else []:
+        print(f"copies: {family.describe()}")   # the generators name the merged proctype
     print(f"group order: {report['order']}  ({report['structure']})")
     for generator in report["generators"]:
         print(f"  generator {generator}")
