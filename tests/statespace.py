@@ -396,11 +396,14 @@ def explore(model_path: str | Path, workdir: str | Path, flags: Sequence[str] = 
     local = workdir / model_path.name
     spin_args: list[str] = []
     if model.spin_text is not None:
-        # A model written with the ref/public extension: spin is given its desugared program,
-        # with -o1, as verify gives it (toolchain.spin_command): the state space the pan of
-        # every strategy searches.  The Model stays the extended one (its refs, its group).
+        # spin is given the program verify gives it (toolchain.spin_command), whose pan.h the
+        # Model describes: a model written with the ref/public extension as desugared, with
+        # -o1 (the Model stays the extended one: its refs, its group); proctype copies merged
+        # into one proctype (topspin_py/promela/copies.py; its plain counts equal those of the
+        # program as written: tests/test_copies.py).
         local.write_text(model.spin_text)
-        spin_args.append("-o1")
+        if model.extended is not None:
+            spin_args.append("-o1")
     else:
         shutil.copyfile(model_path, local)
     _run(["spin", *(f"-D{d}" for d in defines), *spin_args, "-a", local.name], workdir)

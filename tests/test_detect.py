@@ -251,10 +251,13 @@ def test_sorted_sends_of_pids_are_not_permuted(tmp_path):
 
 
 def test_lookalike_processes_that_are_not_permuted_are_explained(tmp_path):
+    # A and B differ in a constant that is no function of their pids (1 and 2) that
+    # promela/copies.py understands (x[2] in A, x[0] in B: neither pid + c nor (pid + c) % 2),
+    # so they stay two proctypes.
     path = write(tmp_path, """\
-        byte x[2];
-        proctype A() { do :: x[0] = 1; x[0] = 0 od }
-        proctype B() { do :: x[1] = 1; x[1] = 0 od }
+        byte x[3];
+        proctype A() { do :: x[2] = 1; x[2] = 0 od }
+        proctype B() { do :: x[0] = 1; x[0] = 0 od }
         proctype C(byte id) { do :: x[id] = 1 od }
         init { atomic { run A(); run B(); run C(0); run C(1) } }
         """)
@@ -262,12 +265,30 @@ def test_lookalike_processes_that_are_not_permuted_are_explained(tmp_path):
     assert group.order == 1
     assert any(f"{path}:2" in r and "'A', 'B' are copies" in r for r in group.reasons)
     # C's id is its pid - 3 (issue 15: a parameter that acts as an id moves with the pids):
-    # the swap of the two C is explained where the text breaks it (A names x[0], the element
+    # the swap of the two C is explained where the text breaks it (B names x[0], the element
     # of C:3; and before that, SPIN could reset a dead id to 0, which names pid 3).
     assert any(alpha.pid(3) == 4 and r.pos is not None for alpha, r in group.left_out)
     # Given in the other order, the ids are no pid shifted by one constant: data, and said so.
     path = write(tmp_path, path.read_text().replace("run C(0); run C(1)", "run C(1); run C(0)"), "swapped.pml")
     group = detect(load_model(path))
+    assert group.order == 1
+    assert any(f"{path}:5" in r and "'id'" in r for r in group.reasons)
+
+
+def test_lookalike_copies_whose_constants_are_their_ids_become_one_proctype(tmp_path):
+    # The same A and B with x[0] in A (pid 1) and x[1] in B (pid 2): promela/copies.py merges
+    # them into one proctype writing x[_pid - 1]; C's data parameter still keeps the group
+    # trivial, and says so.
+    path = write(tmp_path, """\
+        byte x[2];
+        proctype A() { do :: x[0] = 1; x[0] = 0 od }
+        proctype B() { do :: x[1] = 1; x[1] = 0 od }
+        proctype C(byte id) { do :: x[id] = 1 od }
+        init { atomic { run A(); run B(); run C(0); run C(1) } }
+        """)
+    model = load_model(path)
+    assert [f.members for f in model.copies.families] == [("A", "B")]
+    group = detect(model)
     assert group.order == 1
     assert any(f"{path}:5" in r and "'id'" in r for r in group.reasons)
 

@@ -221,6 +221,8 @@ def _run_detect(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
         return EXIT_OK
     print(f"model: {args.model}")
+    for family in model.copies.families if model.copies is not None else []:
+        print(f"copies: {family.describe()}")   # the generators name the merged proctype
     print(f"group order: {report['order']}  ({report['structure']})")
     for generator in report["generators"]:
         print(f"  generator {generator}")
@@ -323,7 +325,9 @@ def _run_generate(args: argparse.Namespace) -> int:
     print(f"build: cd {shlex.quote(str(out))} && gcc -O2 {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c")
     if source != model_path:
         relative = source.relative_to(out)
-        print(f"note: {model_path} uses the ref/public extension: spin was given its desugared program "
+        why = ("uses the ref/public extension" if model.extended is not None
+               else "has proctype copies merged into one proctype (copies.py)")
+        print(f"note: {model_path} {why}: spin was given its desugared program "
               f"{source}; replay a trail with `spin -k {model_path.name}.trail -p {relative}` in "
               f"{out}")
     return EXIT_OK
@@ -411,6 +415,12 @@ def _run_desugar(args: argparse.Namespace) -> int:
     from topspin_py.promela import print_spec
 
     model = toolchain.load_model_checked(Path(args.model), args.defines)
+    if model.refs is None and model.as_written is not None and model.copies is not None:
+        lines = [f"rewritten by topspin-py from {args.model}: proctype copies merged (copies.py)"]
+        lines += [family.describe() for family in model.copies.families]
+        print("/*\n" + "".join(f" * {line}\n" for line in lines) + " */\n")
+        print(model.spin_text, end="")
+        return EXIT_OK
     if model.refs is None:
         print(f"topspin-py: {args.model} uses no ref/public extension: printed as parsed", file=sys.stderr)
         print(print_spec(model.spec), end="")

@@ -138,8 +138,13 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     as_written = loaded   # (without -f's claim, which spin adds itself)
     if spin_options.formula_args:
         # spin -a -f adds the formula's never claim to the model: the symmetry must see it.
-        loaded = _load_model(model, defines, cpp_flags,
-                             toolchain.never_claim_from_ltl(tools, spin_options.formula_args))
+        claim = toolchain.never_claim_from_ltl(tools, spin_options.formula_args)
+        loaded = _load_model(model, defines, cpp_flags, claim)
+        if _merged_families(loaded) != _merged_families(as_written):
+            # The formula names a proctype copy (P_1@CS): spin adds its claim to the program
+            # it is given, so that program must keep the copies as written (copies.py).
+            as_written = _load_model(model, defines, cpp_flags, merge=False)
+            loaded = _load_model(model, defines, cpp_flags, claim, merge=False)
 
     with _work_directory(options.keep_dir) as workdir:
         # A model that uses the ref/public extension: spin reads its desugared program.
@@ -400,13 +405,18 @@ def refuse_with_symmetry(pan_args: list[str], defines: list[str]) -> None:
                          "not their canonical forms", hint="add -DNOREDUCE")
 
 
+def _merged_families(model: Model) -> list[tuple[str, ...]]:
+    return [family.members for family in model.copies.families] if model.copies is not None else []
+
+
 def _load_model(model: Path, defines: list[str], cpp_flags: tuple[str, ...] = (),
-                claim: str | None = None) -> Model:
+                claim: str | None = None, merge: bool = True) -> Model:
     """Parse the model with our own front end, so syntax errors point into the user's file.
     The Model feeds the symmetry stage.  ``claim``: a never claim spin adds (-f, -F), read
-    after the model as spin reads it, so that the model's macros apply to it."""
+    after the model as spin reads it, so that the model's macros apply to it.  ``merge``:
+    whether proctype copies are merged (copies.py)."""
     if claim is None:
-        return toolchain.load_model_checked(model, defines, cpp_flags)
+        return toolchain.load_model_checked(model, defines, cpp_flags, merge)
     with tempfile.TemporaryDirectory(prefix="topspin-claim-") as name:
         wrapper = Path(name) / "claim.pml"
         quoted = str(model.resolve()).replace("\\", "\\\\").replace('"', '\\"')
@@ -416,7 +426,7 @@ def _load_model(model: Path, defines: list[str], cpp_flags: tuple[str, ...] = ()
         wrapper.write_text(f'#include "{quoted}"\n#line 1 "{nvr}"\n{claim}')
         # After the model, as spin adds it: its never claims come before this one, and this
         # one before the ltl formulas (pan's default claim is the first; model.keeping_claim).
-        return build_model(parse_file(wrapper, tuple(defines), cpp_flags), str(model))
+        return build_model(parse_file(wrapper, tuple(defines), cpp_flags), str(model), merge)
 
 
 @contextlib.contextmanager

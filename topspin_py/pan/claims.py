@@ -153,7 +153,7 @@ def model_checked_by(pan_dir: Path, model_path: Path, defines: list[str]) -> tup
     spec = parse_file(model_path, tuple(defines))
     # spin reads the -N file first: its claim comes first in pan's numbering.
     merged = ast.replace(spec, units=[*claim_spec.units, *spec.units])
-    model = build_model(merged, str(model_path))
+    model = build_model(merged, str(model_path), merge=False)
     return model, (f"claims: {', '.join(c.name for c in compiled)} "
                    f"(with the never claim of {claim_file}, checked against pan.c)")
 
@@ -185,6 +185,9 @@ def _resolve(pan_dir: Path, name: str) -> Path | None:
 
 
 def _load(model_path: Path, defines: list[str]) -> Model:
+    """The model as the user's pan.c has it: spin -a was given the file as written, so
+    proctype copies stay apart (they are merged only in the program verify gives spin,
+    copies.py)."""
     from topspin_py.promela import load_model
 
-    return load_model(model_path, tuple(defines))
+    return load_model(model_path, tuple(defines), merge=False)

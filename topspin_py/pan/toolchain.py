@@ -114,16 +114,21 @@ def _which(tool: str, package: str) -> str:
 # directory: spin is given it instead of the model, under the model's own file name, so that pan
 # names its trails (m.pml.trail) as for the model.
 DESUGARED_DIR = "desugared"
+# Where the program with its proctype copies merged goes (copies.py): spin checks it with its
+# usual options (no -o1: no refs there, and the counts stay those of the model as written).
+MERGED_DIR = "merged"
 
 
 def spin_source(model_path: Path, model: Model | None, workdir: Path) -> Path:
     """The file ``spin -a`` is given for ``model_path``: the file itself for plain Promela
     (spin preprocesses it, as always); for a model that uses the ref/public extension
-    (``model.spin_text``), its desugared program, written to workdir/desugared/<model's name>."""
+    (``model.spin_text``), its desugared program, written to workdir/desugared/<model's name>;
+    for a model whose proctype copies are merged (copies.py), the rewritten program, written
+    to workdir/merged/<model's name>."""
     text = model.spin_text if model is not None else None
-    if text is None:
+    if text is None or model is None:
         return model_path
-    target = workdir / DESUGARED_DIR / model_path.name
+    target = workdir / (DESUGARED_DIR if model.extended is not None else MERGED_DIR) / model_path.name
     target.parent.mkdir(exist_ok=True)
     target.write_text(text)
     return target
@@ -221,14 +226,14 @@ def as_checked_by(model: Model, pan_dir: Path) -> Model:
                                dead_resets=dead_resets(pan_dir))
 
 
-def load_model_checked(model: Path, defines, cpp_flags: tuple[str, ...] = ()) -> Model:
+def load_model_checked(model: Path, defines, cpp_flags: tuple[str, ...] = (), merge: bool = True) -> Model:
     """Our front end's Model of ``model``.  When our parser finds a syntax error and spin
     rejects the model too, spin's own message is the one shown: spin is the reference for what
     is Promela (a model spin accepts and we do not is ours to fix: our message says where).
     With include directories for spin's preprocessor (-E-I), spin is not asked: run bare, it
     could fail on a missing include instead."""
     try:
-        return load_model(model, tuple(defines), cpp_flags)
+        return load_model(model, tuple(defines), cpp_flags, merge)
     except PromelaSyntaxError as ours:
         # Bytes that are not text: our message names the byte, spin's quotes the garbage.
         if cpp_flags or "not Promela text" in ours.message:

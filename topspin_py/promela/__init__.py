@@ -9,7 +9,12 @@ Public entry points:
   uses the ref/public extension of seed 003 is checked against its rules (extension.py) and
   desugared into plain Promela (desugar.py) here: the Model is the plain program's, with
   ``model.extended`` the program as written, ``model.refs`` where its refs are, and
-  ``model.spin_text`` the text spin is given.
+  ``model.spin_text`` the text spin is given.  In a plain program, proctypes that are copies
+  of one another up to constants acting as ids (BEEM's ``P_0``, ``P_1``, ...) are merged into
+  one proctype whose constants are expressions of ``_pid`` (copies.py): the Model is the
+  rewritten program's, with ``model.as_written`` the program as written, ``model.copies``
+  what was merged and what was left alone (and why), and ``model.spin_text`` the text spin
+  is given (``merge=False`` keeps the copies apart: the pan.c that ``patch`` is given).
 
 Syntax and preprocessing errors are raised as ``PromelaSyntaxError`` / ``PreprocessorError``
 carrying the position in the user's file.

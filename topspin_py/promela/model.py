@@ -29,6 +29,7 @@ from pathlib import Path
 from ..errors import ModelError, SourcePos
 from ..gcpause import collector_paused
 from . import ast
+from .copies import Copies, merge_copies
 from .desugar import RefKnowledge, desugar
 from .extension import uses_extension
 from .init_runs import init_runs
@@ -124,12 +125,23 @@ class Model:
     # Which locals it resets, as (proctype, variable) pairs (INIT for init's), from the marks
     # in that pan.m; None when not known (then every local may be reset).
     dead_resets: frozenset[tuple[str, str]] | None = None
+    # Proctypes that are copies of one another up to constants acting as ids (copies.py): the
+    # families merged into one proctype (then ``spec`` and ``expanded`` are the rewritten
+    # program, and ``as_written`` the program as written), and those left alone, with why.
+    copies: Copies | None = None
+    as_written: ast.Spec | None = None
+
+    @property
+    def rewritten(self) -> bool:
+        """Whether spin is given a program of ours instead of the model's file."""
+        return self.extended is not None or self.as_written is not None
 
     @property
     def spin_text(self) -> str | None:
         """The text to give spin instead of the model's file: the desugared program of a model
-        that uses the extension; None for a plain model (spin reads the file itself)."""
-        if self.extended is None:
+        that uses the extension, the program with its copies merged (copies.py); None for a
+        plain model (spin reads the file itself)."""
+        if not self.rewritten:
             return None
         from .printer import print_spec
 
@@ -240,21 +252,34 @@ class Model:
 
 @collector_paused()
 def load_model(path: str | Path, defines: tuple[str, ...] | list[str] = (),
-               cpp_flags: tuple[str, ...] = ()) -> Model:
+               cpp_flags: tuple[str, ...] = (), merge: bool = True) -> Model:
     """Preprocess, parse and build the Model of the file at ``path`` (``cpp_flags``: spin's
-    ``-E`` flags for its preprocessor, e.g. ``-I/dir``)."""
-    return build_model(parse_file(path, defines, cpp_flags), str(path))
+    ``-E`` flags for its preprocessor, e.g. ``-I/dir``; ``merge``: see build_model)."""
+    return build_model(parse_file(path, defines, cpp_flags), str(path), merge)
 
 
-def build_model(spec: ast.Spec, path: str | None = None) -> Model:
+def build_model(spec: ast.Spec, path: str | None = None, merge: bool = True) -> Model:
     """Collect declarations, number mtypes, processes and channels.
 
     A program that uses the ref/public extension (seed 003) is checked against its rules and
     desugared here (desugar.py): the Model is that of the plain program, with ``extended``
-    the program as written and ``refs`` what the desugaring knows about its refs."""
+    the program as written and ``refs`` what the desugaring knows about its refs.  In a plain
+    program, proctypes that are copies of one another up to constants acting as ids are
+    merged into one (copies.py; not when ``merge`` is False): the Model is that of the
+    rewritten program, with ``as_written`` the program as written."""
     builder = _Builder(spec, path)
     if not uses_extension(builder.expanded):
-        return builder.build()
+        if not merge:
+            return builder.build()
+        processes, dynamic = builder.processes_and_runs()
+        merged, copies = merge_copies(builder.expanded, processes, dynamic)
+        if merged is builder.expanded:
+            model = builder.build()
+        else:
+            model = _Builder(merged, path).build()
+            model.as_written = spec
+        model.copies = copies
+        return model
     desugared = desugar(builder.expanded, builder.process_instances())
     model = _Builder(desugared.spec, path).build()
     model.extended = spec
@@ -298,13 +323,18 @@ class _Builder:
 
     def process_instances(self) -> list[ProcessInstance]:
         """The processes the program starts, numbered as ``build`` numbers them."""
+        return self.processes_and_runs()[0]
+
+    def processes_and_runs(self) -> tuple[list[ProcessInstance], list[ast.Run]]:
+        """The processes the program starts, numbered as ``build`` numbers them, and the runs
+        whose processes cannot be numbered before the search."""
         units = self.expanded.units
         for unit in units:
             if isinstance(unit, ast.MtypeDecl):
                 self._number_mtypes(unit)
-        processes = self._processes(units, {u.name: u for u in units if isinstance(u, ast.Proctype)})[0]
+        found = self._processes(units, {u.name: u for u in units if isinstance(u, ast.Proctype)})
         self.mtypes, self.mtype_sets = {}, {}
-        return processes
+        return found
 
     def build(self) -> Model:
         units = self.expanded.units

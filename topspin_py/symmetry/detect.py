@@ -183,7 +183,7 @@ def detect(model: Model, time_bound: float = 10.0) -> Group:
     types = infer_types(model)
     reasons.extend(_taint_reason(taint) for taint in types.taints)
     if reasons:
-        return trivial_group(model, reasons)
+        return trivial_group(model, reasons + _copies_left_apart(model))
 
     checker = Checker(model, types)
     diagram = build_diagram(model, types, checker)
@@ -332,7 +332,9 @@ def _unpermuted_lookalikes(model: Model, types) -> list[str]:
     from .types import CHAN
     from .validity import _normal
 
-    notes = []
+    notes = _copies_left_apart(model)
+    refused = model.copies.refusals if model.copies is not None else []
+    explained = {frozenset(refusal.members) for refusal in refused}
     shapes: dict[str, list[ast.Proctype]] = {}
     running = [p for p in model.proctypes.values() if model.processes_of(p.name)]
     if len(running) > 1:  # (a normal form of a large body takes a while, and one has no copy)
@@ -342,12 +344,12 @@ def _unpermuted_lookalikes(model: Model, types) -> list[str]:
             shapes.setdefault(_normal(_without_constants(proctype.body, global_names - own)),
                               []).append(proctype)
     for copies in shapes.values():
-        if len(copies) > 1:
+        if len(copies) > 1 and frozenset(p.name for p in copies) not in explained:
             names = ", ".join(f"'{p.name}'" for p in copies)
             notes.append(f"{copies[0].pos}: proctypes {names} are copies of one another up to "
                          "constants and the globals they name; processes of different proctypes "
                          "are not permuted (write one proctype, and pass what differs in its run "
-                         "statements or compute it from _pid)")
+                         "statements or compute it from _pid)" + _named_differently(copies))
     for name in model.proctypes:
         instances = model.processes_of(name)
         params = [v for v in model.locals.get(name, []) if v.is_param]
@@ -360,6 +362,24 @@ def _unpermuted_lookalikes(model: Model, types) -> list[str]:
                          f"'{param}' in their run statements; they are not permuted (a parameter "
                          "used as an identity should be replaced by _pid)")
     return notes
+
+
+def _copies_left_apart(model: Model) -> list[str]:
+    """Proctypes that copies.py would merge into one but left alone, and why, a line each."""
+    return [refusal.describe() for refusal in model.copies.refusals] if model.copies is not None else []
+
+
+def _named_differently(copies: list[ast.Proctype]) -> str:
+    """Where two copies first name different variables or channels (snoopy.pml's cpu0 names
+    tocpu0 where cpu1 names tocpu1): such copies are not merged into one proctype (copies.py
+    rewrites constants only; turning globals into an array indexed by the copy would renumber
+    the channels and rename the globals the claims and the user see)."""
+    first, other = copies[0], copies[1]
+    for a, b in zip(first.body.walk(), other.body.walk()):
+        if isinstance(a, ast.VarRef) and isinstance(b, ast.VarRef) and a.name != b.name:
+            return (f"; they differ in the names they use ('{a.name}' in '{first.name}', '{b.name}' "
+                    f"in '{other.name}', at {a.pos}), which are not merged into one proctype")
+    return ""
 
 
 def _without_constants(node, global_names: set[str]):
