@@ -154,13 +154,13 @@ REFUSED = {
         proctype P_0() { x[0] = 1 }
         proctype P_1() { x[1] = 1 }
         init { run P_0(); run P_1() }
-        """, 4, "not started in one atomic sequence"),
+        """, 4, "whose pid is not known before the search"),  # P_0 may end first (init_runs)
     "runs_with_a_guard_between": ("""\
         byte x[2];
         proctype P_0() { x[0] = 1 }
         proctype P_1() { x[1] = 1 }
         init { atomic { run P_0(); x[0] == 1; run P_1() } }
-        """, 4, "not in one atomic sequence of runs"),
+        """, 4, "whose pid is not known before the search"),  # the guard lets P_0 end first
     "active_between": ("""\
         byte x[2];
         active proctype P_0() { x[0] = 1 }
