@@ -353,8 +353,9 @@ class Select(Node):
     var: Any = None
     lo: Any = None
     hi: Any = None
+    expands: Any = None
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
-    field_names: ClassVar[tuple[str, ...]] = ("var", "lo", "hi")
+    field_names: ClassVar[tuple[str, ...]] = ("var", "lo", "hi", "expands")
 
 
 @dataclass(eq=True)

@@ -35,6 +35,7 @@ from .extension import uses_extension
 from .init_runs import init_runs
 from .inline import expand_inlines
 from .parser import parse_file
+from .selects import expand_selects
 
 INIT = ":init:"  # the name SPIN gives the init process (procname[] in pan.c)
 
@@ -315,7 +316,7 @@ class _Builder:
     def __init__(self, spec: ast.Spec, path: str | None) -> None:
         self.spec = spec
         self.path = path
-        self.expanded = expand_inlines(spec)
+        self.expanded = expand_inlines(expand_selects(spec))
         self.mtypes: dict[str, int] = {}
         self.mtype_sets: dict[str | None, list[str]] = {}
         self.consts: dict[str, int] = {}

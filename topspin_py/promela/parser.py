@@ -235,6 +235,30 @@ _LTL_KEYWORDS = frozenset({"U", "W", "V", "X", "until", "stronguntil", "weakunti
                            "always", "eventually", "next", "implies", "equivalent"})
 
 
+# spin's lexer (spinlex.c, EXPAND_SELECT) rewrites `select ( name : from .. upto )` into
+# `if :: name = from :: ... :: name = upto fi` when the text after the keyword is, token by
+# token: `(` (after any white space), a name of letters and digits, `:`, digits, `.`, `.`,
+# digits, `)`, with only blanks and tabs between, and upto - from <= 32 (a wider range becomes a loop that counts
+# up, as does any other select).  It does so outside inline bodies only.
+_SPIN_SELECT = re.compile(r"\s*\([ \t]*[A-Za-z0-9][A-Za-z0-9 \t]*:([0-9 \t]*)\.[ \t]*\.([0-9 \t]*)\)")
+SPIN_SELECT_EXPANDS = 32  # the widest upto - from spin's lexer writes out as an if
+
+
+def spin_expands_select(text: str) -> bool:
+    """Whether spin's lexer writes the select statement that ``text`` begins with (at its
+    keyword) out as an ``if`` of one assignment per value (see _SPIN_SELECT)."""
+    if not text.startswith("select"):
+        return False
+    match = _SPIN_SELECT.match(text, len("select"))
+    if match is None or not match.group(1).strip() or not match.group(2).strip():
+        return False
+    bounds = [part.split() for part in (match.group(1), match.group(2))]
+    if any(len(words) != 1 for words in bounds):
+        return False
+    low, high = int(bounds[0][0]), int(bounds[1][0])
+    return low <= high and high - low <= SPIN_SELECT_EXPANDS
+
+
 def _proctype_names(text: str) -> frozenset[str]:
     return frozenset(_PROCTYPE_DECL.findall(text))
 
@@ -727,7 +751,19 @@ class _AstBuilder(Transformer):
 
     def select(self, start, children):
         var, lo, _, hi = children
-        return ast.Select(var=var, lo=lo, hi=hi, pos=self._pos(start))
+        return ast.Select(var=var, lo=lo, hi=hi, expands=self._spin_expands_select(start),
+                          pos=self._pos(start))
+
+    def _spin_expands_select(self, start: tuple[int, int] | None) -> bool:
+        """Whether spin's lexer rewrites the select statement at ``start`` into an ``if`` (see
+        spin_expands_select), read off the text as spin's lexer reads it."""
+        if start is None or self.pre is None:
+            return False
+        lines = self.pre.text.split("\n")
+        line, column = self._in_file(*start)
+        if not 1 <= line <= len(lines):
+            return False
+        return spin_expands_select("\n".join([lines[line - 1][max(column - 1, 0):], *lines[line:line + 8]]))
 
     def break_stmt(self, start, children):
         return ast.Break(pos=self._pos(start))
