@@ -33,7 +33,10 @@ commutes with it.  The check shows this on the text:
    statement, or a ``d_step``, or an ``atomic`` sequence that cannot block after its first
    statement, unless a breadth-first search stores states inside atomic sequences).  Other
    options are compared in order, so each must be mapped to itself.  Run statements are checked
-   instance by instance (``check_processes``).
+   instance by instance (``check_processes``).  Global declarations are compared without their
+   initial values (``pid owner = 2``): those give the initial state only, which alpha need not
+   fix, since pan goes on from the states it reaches and the image of a path from the initial
+   state is a path from its image, so every reachable orbit is met.
 3. **The state's shape.**  Arrays indexed by pid cover every moved pid (a bad index must be bad
    for the image too; with offset K, element p - K of every moved p) and are not inside a
    typedef (the canonicaliser does not permute those);
@@ -281,7 +284,10 @@ class Checker:
         # Decided on the text as written: a permutation keeps distinct locations distinct.
         self.init_setup = bool(init_body and init_body.steps and isinstance(init_body.steps[0], (ast.Atomic, ast.DStep))
                                and _is_setup(init_body.steps[0].body, self._setup_send_target))
-        self.units = [u for u in model.expanded.units if not isinstance(u, (ast.Inline, ast.MtypeDecl))]
+        # A global's initial value is part of the initial state only, which a symmetry need not
+        # fix (module docstring): the declarations are compared without them.
+        self.units = [_without_initial_values(u) if isinstance(u, ast.Decl) else u
+                      for u in model.expanded.units if not isinstance(u, (ast.Inline, ast.MtypeDecl))]
         # id(node) -> (node, normal form) for the nodes of the program (see NormalForms)
         self.normal_forms: dict = {}
         self.original = [self.normal_unit(u, None) for u in self.units]
@@ -1423,6 +1429,15 @@ def _describe(unit) -> str:
     if isinstance(unit, ast.TypeDef):
         return f"typedef '{unit.name}'"
     return "declaration"
+
+
+def _without_initial_values(decl: ast.Decl) -> ast.Decl:
+    """A global declaration without the initial values of its variables; a channel's
+    initialiser, which gives its shape (capacity and fields), stays."""
+    if not any(v.init is not None and not isinstance(v.init, ast.ChanInit) for v in decl.vars):
+        return decl
+    return ast.replace(decl, vars=[v if isinstance(v.init, ast.ChanInit) else ast.replace(v, init=None)
+                                   for v in decl.vars])
 
 
 def _same_items(new: list, old: list) -> bool:
