@@ -128,6 +128,31 @@ def test_own_model(model_run: ModelRun, tmp_path: Path):
     check_against_plain(comparison, orbits)
 
 
+# The runs of our own models whose header gives a group that is not trivial, one per model
+# (a full search, -DNOREDUCE, where there is one): the transition oracle checks the group.
+SYMMETRIC_MODEL_RUNS = list({run.path: run for run in reversed(MODEL_RUNS)
+                             if (run.order or 1) > 1 and "-f" not in run.pan_args
+                             and ("NOREDUCE" in run.defines or not any(
+                                 r.path == run.path and "NOREDUCE" in r.defines for r in MODEL_RUNS))}.values())
+
+
+@pytest.mark.parametrize("model_run", SYMMETRIC_MODEL_RUNS, ids=lambda r: r.id)
+def test_own_model_transitions(model_run: ModelRun, tmp_path: Path):
+    """Every generator of the group verify uses maps plain pan's state graph onto itself,
+    from every image of the initial state (tests/transitions.py): the group is a symmetry of
+    the model's moves and errors, not only of its reachable states."""
+    from transitions import explore_transitions, format_violations, group_violations
+
+    group = group_in_force(model_run.path, model_run.defines, model_run.pan_args)
+    assert group.order == model_run.order, (group.order, group.reasons)
+    flags = [f"-D{define}" for define in model_run.defines]
+    graph = explore_transitions(model_run.path, tmp_path / "oracle", flags, model_run.pan_args,
+                                model_run.defines, roots=group.generators)
+    assert graph.edges, "the oracle saw no move"
+    broken = {group.cycles(g): v for g, v in group_violations(graph, group.generators).items() if v}
+    assert not broken, "\n".join(f"{name}: {format_violations(v)}" for name, v in broken.items())
+
+
 def test_extended_models_are_tested():
     """The models written with the ref/public extension are among the runs: their declared
     groups are not trivial, and token_relay's first run ends in an assertion violation that
