@@ -130,13 +130,17 @@ def test_transition_oracle(path: Path, run: Run | None, header_error: str | None
                              format_violations, group_violations)
 
     from topspin_py.pan import flags as panflags
+    from topspin_py.pan import toolchain
     from topspin_py.promela import load_model
     from topspin_py.symmetry.detect import detect
     from topspin_py.verify import model_as_searched
 
     run = _require(run, header_error)
     defines = [d.removeprefix("-D") for d in run.defines]
-    model = load_model(copy_model(path, tmp_path), tuple(defines))
+    copied = copy_model(path, tmp_path)
+    # as verify reads it: with what the pan spin writes says (dead locals, ltl claims)
+    model = load_model(copied, tuple(defines))
+    model = toolchain.check_with_spin(copied, defines, model) or model
     pan_args = list(run.pan)
     searched = model_as_searched(model, [panflags.parse_define(d) for d in defines], pan_args)
     group = detect(searched)

@@ -36,7 +36,8 @@ commutes with it.  The check shows this on the text:
    instance by instance (``check_processes``).  Global declarations are compared without their
    initial values (``pid owner = 2``): those give the initial state only, which alpha need not
    fix, since pan goes on from the states it reaches and the image of a path from the initial
-   state is a path from its image, so every reachable orbit is met.
+   state is a path from its image, so every reachable orbit is met.  (Not a ``hidden``
+   global's: pan keeps it out of the state vector, so nothing renames it.)
 3. **The state's shape.**  Arrays indexed by pid cover every moved pid (a bad index must be bad
    for the image too; with offset K, element p - K of every moved p) and are not inside a
    typedef (the canonicaliser does not permute those);
@@ -285,8 +286,10 @@ class Checker:
         self.init_setup = bool(init_body and init_body.steps and isinstance(init_body.steps[0], (ast.Atomic, ast.DStep))
                                and _is_setup(init_body.steps[0].body, self._setup_send_target))
         # A global's initial value is part of the initial state only, which a symmetry need not
-        # fix (module docstring): the declarations are compared without them.
-        self.units = [_without_initial_values(u) if isinstance(u, ast.Decl) else u
+        # fix (module docstring): the declarations are compared without them.  Not a hidden
+        # global's: pan keeps it out of the state vector, where the canonicaliser cannot rename
+        # it, so it holds its initial value in every state, as a constant would.
+        self.units = [_without_initial_values(u) if isinstance(u, ast.Decl) and u.visibility != "hidden" else u
                       for u in model.expanded.units if not isinstance(u, (ast.Inline, ast.MtypeDecl))]
         # id(node) -> (node, normal form) for the nodes of the program (see NormalForms)
         self.normal_forms: dict = {}

@@ -6,9 +6,17 @@
    runs name the lowest and the highest of the P: a reduced search keeps one state of each
    orbit, the first it meets, and pan tries the highest pid first, so either one can be the
    state that is kept.
-   order: pid p is named by the formula, so only the other two P may swap: order 2.
-   expect: flags="-DSAFETY -DNOREDUCE" defines=-DWHO=1 states=4 transitions=6 errors=1 order=2
-   expect: flags="-DSAFETY -DNOREDUCE" defines=-DWHO=3 states=2 transitions=2 errors=1 order=2
+   order: p is compared with owner, which holds pids, so p holds pids too (types.py), and a
+   permutation renames both: `owner != p` maps onto itself under every permutation of
+   the P.  Nothing writes p; its value WHO is part of the initial state only, which a
+   symmetry need not fix (validity.py): S3, order 6.  The reduced search still meets the
+   error: the state it keeps of the error's orbit is one it reached, where p is WHO, so the
+   permutation that leads there fixes WHO and the owner is WHO there too.  Left unrenamed
+   (read as data), p would let S3 merge the error away: with that planted, the run with
+   WHO=1 reports no error (checked by hand).  (While initial values were compared, the
+   order was 2: the other two P.)
+   expect: flags="-DSAFETY -DNOREDUCE" defines=-DWHO=1 states=4 transitions=6 errors=1 order=6
+   expect: flags="-DSAFETY -DNOREDUCE" defines=-DWHO=3 states=2 transitions=2 errors=1 order=6
    Counts: plain spin 6.5.2; -DNOREDUCE, so that a missed error is the symmetry's doing. */
 #ifndef WHO
 #define WHO 1

@@ -5,9 +5,16 @@
    is in its critical section, which is no end state).  Two runs name the lowest and the
    highest of the P: a reduced search keeps one state of each orbit, the first it meets, and
    pan tries the highest pid first, so either one can be the state that is kept.
-   order: pid p is named by the clause, so only the other two P may swap: order 2.
-   expect: flags="-DSAFETY -DNOREDUCE" defines=-DWHO=1 states=10 transitions=16 errors=1 order=2
-   expect: flags="-DSAFETY -DNOREDUCE" defines=-DWHO=3 states=10 transitions=18 errors=1 order=2
+   order: p stands where a pid is meant, so it holds pids (types.py) and a permutation
+   renames it with the P.  Nothing writes p; its value is part of the initial state
+   only, which a symmetry need not fix (validity.py): S3, order 6.  The reduced search
+   still meets the error: the state it keeps of the error's orbit is one it reached, where
+   p has its initial value, so the permutation leading there fixes that pid.  Left
+   unrenamed (read as data), p would let S3 merge the error away: with that planted, the
+   runs with WHO=1 and WHO=3 report no error (checked by hand).
+   (While initial values were compared, the order was 2.)
+   expect: flags="-DSAFETY -DNOREDUCE" defines=-DWHO=1 states=10 transitions=16 errors=1 order=6
+   expect: flags="-DSAFETY -DNOREDUCE" defines=-DWHO=3 states=10 transitions=18 errors=1 order=6
    Counts: plain spin 6.5.2; -DNOREDUCE, so that a missed error is the symmetry's doing. */
 #ifndef WHO
 #define WHO 1
