@@ -375,7 +375,7 @@ def _run_patch(args: argparse.Namespace) -> int:
     claimed, claims_line = model_checked_by(pan_c.parent, args.model, defines)
     print(claims_line)
     model, group, choice = plan(args.model, defines, args.strategy,
-                                model=toolchain.as_checked_by(claimed, pan_c.parent))
+                                model=toolchain.as_checked_by(claimed, pan_c.parent, spin_ran_here=False))
     needed = defines_the_reduction_needs(model, defines)
     for_gcc, model_only = own_build.build_defines(
         defines, own_build.pan_sources(pan_c.parent, start.original))

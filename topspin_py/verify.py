@@ -318,19 +318,7 @@ def _claim_description(claim: str | None, model: Model) -> str | None:
         return None
     if claim == ":np_:":
         return "non-progress claim (-DNP)"
-    return f"ltl {claim}" if claim in _ltl_names(model) else f"never claim {claim}"
-
-
-def _ltl_names(model: Model) -> list[str]:
-    """The ltl formulas' names as spin gives them: an unnamed one is ltl_0, ltl_1, ..."""
-    names, unnamed = [], 0
-    for unit in model.ltl:
-        if unit.name is None:
-            names.append(f"ltl_{unnamed}")
-            unnamed += 1
-        else:
-            names.append(unit.name)
-    return names
+    return f"ltl {claim}" if claim in model.ltl_names() else f"never claim {claim}"
 
 
 def _check_reduction_on(report: PanReport, group) -> None:
@@ -352,7 +340,7 @@ def _check_claim_checked(report: PanReport, model: Model, searched: Model) -> No
         return   # no claim, or pan's own non-progress claim: no claim of the model checked
     if len(searched.ltl) == len(model.ltl) and len(searched.never_claims) == len(model.never_claims):
         return   # every claim kept
-    names = _ltl_names(model)
+    names = model.ltl_names()
     if claim in names:
         kept = {id(unit) for unit in searched.ltl}
         checked_is_kept = any(id(unit) in kept for unit, name in zip(model.ltl, names) if name == claim)

@@ -22,9 +22,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from topspin_py.errors import UsageError
+from topspin_py.errors import TopspinError, UsageError
 from topspin_py.pan import toolchain
 from topspin_py.promela import ast, build_model, parse_file
+from topspin_py.promela.parser import parse_text
 from topspin_py.promela.model import Model
 
 LTL_TRANSLATIONS = "_spin_nvr.tmp"   # spin -a's never claims for the model's ltl formulas
@@ -77,6 +78,29 @@ def accept_labels(model: Model, spin_workdir: Path) -> list[str]:
         for name, text in _never_blocks(translations.read_text(errors="replace")):
             found += [f"{label} (ltl {name})" for label in _LABEL_LINE.findall(text)
                       if is_accept_label(label)]
+    return found
+
+
+def ltl_claims(model: Model, spin_workdir: Path) -> dict[int, tuple[ast.Ltl, ast.Never]]:
+    """spin's never claim for each ltl formula of ``model``, from the translations that
+    ``spin -a`` wrote into ``spin_workdir`` (``_spin_nvr.tmp``), keyed as Model.ltl_claims.
+    A formula whose translation is missing, or does not parse, is left out (the symmetry
+    analysis then reads the formula itself)."""
+    translations = spin_workdir / LTL_TRANSLATIONS
+    if not model.ltl or not translations.is_file():
+        return {}
+    blocks = dict(_never_blocks(translations.read_text(errors="replace")))
+    found: dict[int, tuple[ast.Ltl, ast.Never]] = {}
+    for unit, name in zip(model.ltl, model.ltl_names()):
+        if name not in blocks:
+            continue
+        try:
+            spec = parse_text(f"never {name} {{{blocks[name]}", f"{LTL_TRANSLATIONS} (ltl {name})")
+        except TopspinError:
+            continue
+        claims = [u for u in spec.units if isinstance(u, ast.Never)]
+        if len(claims) == 1 and len(spec.units) == 1:
+            found[id(unit)] = (unit, claims[0])
     return found
 
 

@@ -220,10 +220,15 @@ _PROC_MARK = re.compile(r"/\* PROC (\S+) \*/")
 _DEAD_MARK = re.compile(r"/\* dead \d+: ([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def as_checked_by(model: Model, pan_dir: Path) -> Model:
-    """``model``, knowing whether the pan in ``pan_dir`` resets dead locals, and which."""
+def as_checked_by(model: Model, pan_dir: Path, spin_ran_here: bool = True) -> Model:
+    """``model``, knowing whether the pan in ``pan_dir`` resets dead locals, and which, and
+    (``spin_ran_here``: the spin -a that wrote it ran for us, so its ltl translations are
+    those of this model) the never claim spin made of each ltl formula."""
+    from topspin_py.pan.claims import ltl_claims
+
     return dataclasses.replace(model, resets_dead_locals=resets_dead_locals(pan_dir),
-                               dead_resets=dead_resets(pan_dir))
+                               dead_resets=dead_resets(pan_dir),
+                               ltl_claims=ltl_claims(model, pan_dir) if spin_ran_here else {})
 
 
 def load_model_checked(model: Path, defines, cpp_flags: tuple[str, ...] = (), merge: bool = True) -> Model:

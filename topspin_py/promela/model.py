@@ -131,6 +131,10 @@ class Model:
     # program, and ``as_written`` the program as written), and those left alone, with why.
     copies: Copies | None = None
     as_written: ast.Spec | None = None
+    # spin's never claim for each ltl formula, as the spin -a that makes the search's pan
+    # wrote it (_spin_nvr.tmp): id of the Ltl unit -> (that unit, the claim).  The claim is what
+    # pan checks, so what the symmetry must respect (validity.py); empty when not known.
+    ltl_claims: dict[int, tuple[ast.Ltl, ast.Never]] = field(default_factory=dict)
 
     @property
     def rewritten(self) -> bool:
@@ -151,6 +155,22 @@ class Model:
     @property
     def has_claim(self) -> bool:
         return bool(self.never_claims or self.ltl)
+
+    def ltl_names(self) -> list[str]:
+        """The names spin gives the ltl formulas, in order: an unnamed one is ltl_0, ltl_1, ..."""
+        names, unnamed = [], 0
+        for unit in self.ltl:
+            if unit.name is None:
+                names.append(f"ltl_{unnamed}")
+                unnamed += 1
+            else:
+                names.append(unit.name)
+        return names
+
+    def ltl_claim(self, unit: ast.Ltl) -> ast.Never | None:
+        """spin's never claim for the ltl formula ``unit``, if known."""
+        entry = self.ltl_claims.get(id(unit))
+        return entry[1] if entry is not None and entry[0] is unit else None
 
     def for_breadth_first_search(self) -> "Model":
         """This model as a breadth-first search sees it: states inside atomic sequences are

@@ -798,6 +798,9 @@ class Checker:
             case ast.Decl():
                 return self.decl(unit, None, tokenizer)
             case ast.Ltl():
+                claim = self.model.ltl_claim(unit)
+                if claim is not None:
+                    return self.sequence(claim.body, None, tokenizer)
                 return self.formula(unit.formula, tokenizer)
             case ast.Init():
                 body = self.sequence(unit.body, INIT, tokenizer)
@@ -830,6 +833,9 @@ class Checker:
             case ast.Decl():
                 return normal(self.decl(unit, None, alpha))
             case ast.Ltl():
+                claim = self.model.ltl_claim(unit)
+                if claim is not None:
+                    return "ltl-claim:" + normal(_rebuilt(claim, body=self.sequence(claim.body, None, alpha)))
                 if unit.formula is None:
                     return "ltl:" + str(unit.text)
                 return "ltl:" + normal(self.formula(unit.formula, alpha))
@@ -868,7 +874,16 @@ class Checker:
                 before, after, where = unit.body, self.sequence(unit.body, None, alpha), PLAIN
             case ast.Ltl() if unit.formula is not None:
                 image = self.formula(unit.formula, alpha)
-                return Difference(f"'{print_formula(unit.formula)}' would become '{print_formula(image)}'",
+                claim = self.model.ltl_claim(unit)
+                if claim is not None and _normal(image) == _normal(unit.formula):
+                    # the formula maps to itself, spin's claim for it does not
+                    before, after, where = claim.body, self.sequence(claim.body, None, alpha), PLAIN
+                    found = _first_difference(self.forms, before, after, where, self.normal_forms)
+                    reason = found.reason if found is not None else "its text changes"
+                    return Difference(f"spin's never claim for it is not: {reason}", unit.pos,
+                                      _shown(claim), _shown(_rebuilt(claim, body=after)))
+                suffix = ", nor is spin's never claim for it" if claim is not None else ""
+                return Difference(f"'{print_formula(unit.formula)}' would become '{print_formula(image)}'{suffix}",
                                   unit.pos, _shown(unit), _shown(ast.replace(unit, formula=image)))
             case ast.Decl():
                 return Difference("its text changes", unit.pos, _shown(unit),
