@@ -25,7 +25,7 @@ class JobOutcome:
     variant: str                    # the compile variant: "default", "T_REVERSE", "P_RAND+T_RAND"
     pan_args: list[str]             # every argument pan was run with
     status: str                     # DONE, INTERRUPTED, NOT_STARTED or FAILED
-    host: str | None = None         # the worker's host name
+    worker: str | None = None       # the worker that ran it (its address)
     states_stored: int = 0
     states_matched: int = 0
     transitions: int = 0

@@ -73,6 +73,9 @@ def swarm(model_path: str | Path, options: SwarmOptions | None = None) -> SwarmR
     options = options or SwarmOptions()
     started = time.monotonic()
     model = Path(model_path)
+    if not model.is_file():   # (verify's own check, before a cluster is started for nothing)
+        raise UsageError(f"model file not found: {model}" if not model.exists()
+                         else f"{model} is not a file", hint="give the Promela model's file")
     if options.time_budget_s is not None and not options.time_budget_s > 0:
         raise UsageError(f"bad time budget {options.time_budget_s:g}", hint="give a positive number of seconds")
     seed = options.seed if options.seed is not None else random.SystemRandom().randrange(2**31)
@@ -85,9 +88,6 @@ def swarm(model_path: str | Path, options: SwarmOptions | None = None) -> SwarmR
     local_workers = options.local_workers or min(options.jobs, os.cpu_count() or 1)
     with tempfile.TemporaryDirectory(prefix="topspin-swarm-") as name:
         workdir = Path(name)
-        built = build_binaries(model, verify_options, variants_of(planned), workdir, reporter)
-        build = built.build
-        jobs = [dataclasses.replace(job, pan_args=(*build.pan_args, *job.pan_args)) for job in planned]
         outcomes: dict[int, JobOutcome] = {}
         first: list[tuple[Job, PanReport, dict]] = []   # the first job to report an error
 
@@ -107,9 +107,15 @@ def swarm(model_path: str | Path, options: SwarmOptions | None = None) -> SwarmR
             progress()
             return outcome.errors > 0
 
-        reporter.stage(f"swarm: starting {len(jobs)} jobs", None)
+        # The cluster first: a scheduler that cannot be reached is said before any work.
+        reporter.stage("swarm: connecting to the cluster" if options.scheduler else "swarm: starting a local cluster",
+                       None)
         with connect(options.scheduler, local_workers) as (client, cluster):
-            reporter.detail(f"swarm: {len(jobs)} jobs on {cluster}")
+            reporter.detail(f"swarm: {len(planned)} jobs on {cluster}")
+            built = build_binaries(model, verify_options, variants_of(planned), workdir, reporter)
+            build = built.build
+            jobs = [dataclasses.replace(job, pan_args=(*build.pan_args, *job.pan_args)) for job in planned]
+            reporter.stage(f"swarm: running {len(jobs)} jobs", None)
             ends, stopped = run_jobs(client, jobs, built.binaries, options.time_budget_s, finished, progress)
         for end in ends:   # the ones cancelled after the grace period were never heard of
             if end.job.index not in outcomes:
@@ -156,7 +162,7 @@ def _outcome(end: Finished, source: Path, model: Path) -> tuple[JobOutcome, PanR
     if payload is None:
         outcome.failure = end.failure
         return outcome, None
-    outcome.host = payload["host"]
+    outcome.worker = payload["worker"]
     if not payload["started"]:
         outcome.status = NOT_STARTED
         return outcome, None

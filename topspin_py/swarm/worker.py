@@ -31,10 +31,10 @@ def run_job(binary: bytes, args: list[str], stop_event: str | None = None,
     after which pan prints its statistics so far.  A job whose swarm was stopped before it
     started does not run at all (``started`` False)."""
     started = time.monotonic()
-    host = socket.gethostname()
+    host = _worker_name()
     if _stopped(stop_event):
         return {"started": False, "output": "", "returncode": None, "trails": {}, "wall_s": 0.0,
-                "interrupted": False, "host": host}
+                "interrupted": False, "worker": host}
     with tempfile.TemporaryDirectory(prefix="topspin-swarm-") as name:
         workdir = Path(name)
         pan = workdir / "pan"
@@ -61,7 +61,7 @@ def run_job(binary: bytes, args: list[str], stop_event: str | None = None,
         trails = {path.name: path.read_bytes() for path in workdir.glob("*.trail")}
     return {"started": True, "output": output.decode("utf-8", errors="replace"),
             "returncode": process.returncode, "trails": trails, "wall_s": time.monotonic() - started,
-            "interrupted": interrupted, "host": host}
+            "interrupted": interrupted, "worker": host}
 
 
 class _Stop(Exception):
@@ -90,6 +90,16 @@ def _stopped(stop_event: str | None) -> bool:
         return Event(stop_event).is_set()
     except Exception:   # noqa: BLE001  (the scheduler is gone: the swarm is over)
         return True
+
+
+def _worker_name() -> str:
+    """The worker's address (tcp://host:port): which worker ran the job."""
+    try:
+        from distributed import get_worker
+
+        return get_worker().address
+    except Exception:   # noqa: BLE001  (called outside a worker: the host is all we know)
+        return socket.gethostname()
 
 
 def _signal(process: subprocess.Popen, signum: int) -> None:
