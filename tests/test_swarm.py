@@ -201,6 +201,36 @@ def test_time_budget_stops_the_swarm_with_what_it_has(tmp_path):
     assert result["coverage"]["states_max"] == interrupted["states_stored"]
 
 
+def test_ctrl_c_stops_the_swarm_with_what_it_has(tmp_path):
+    """Ctrl-C at the terminal reaches the whole process group, the local cluster's workers
+    included: they ignore it, stop their pan through the swarm's stop event, and the report
+    comes out with exit status 130.  The signal is sent once the jobs are submitted."""
+    model = tmp_path / "peterson7.pml"
+    model.write_text(peterson(7))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "topspin_py.cli", "swarm", model.name, "--strategy", "none", "--jobs", "3",
+         "--workers", "2", "--pan", "-w26", "--seed", "5", "-DNOREDUCE", "--gcc-opt", "-O0", "--progress", "--json"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        seen = b""
+        while b"swarm: 0/3 jobs done" not in seen:
+            chunk = os.read(process.stderr.fileno(), 4096)
+            assert chunk, seen.decode(errors="replace")
+            seen += chunk
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=300)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    assert b"Traceback" not in seen + err, (seen + err).decode(errors="replace")
+    assert process.returncode == 130, (seen + err).decode(errors="replace")
+    result = json.loads(out)
+    assert result["stopped"] == "interrupted" and result["jobs_failed"] == 0
+    assert {job["status"] for job in result["jobs"]} <= {"interrupted", "not started", "done"}
+
+
 def test_summary_names_each_job_and_the_estimate(tmp_path):
     model = tmp_path / DEEP_LOCK.name
     shutil.copy(DEEP_LOCK, model)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import signal
 import time
 import uuid
 from dataclasses import dataclass
@@ -66,8 +67,15 @@ def connect(scheduler: str | None, local_workers: int) -> Iterator[tuple[object,
         finally:
             client.close()
         return
-    cluster = LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+    # Ctrl-C reaches every process of the terminal's process group: the worker processes are
+    # started with SIGINT ignored (Python then installs no handler of its own), so that they
+    # live to stop their pan and report what it had (run_jobs); only we hear the Ctrl-C.
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        cluster = LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None, silence_logs=logging.ERROR)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     try:
         client = Client(cluster)
         try:
@@ -92,12 +100,9 @@ def run_jobs(client, jobs: list[Job], binaries: dict[Variant, bytes], budget_s: 
     run_id = uuid.uuid4().hex[:12]
     stop_name = f"topspin-swarm-stop-{run_id}"
     stop_event = Event(stop_name, client=client)
-    data = {variant: client.scatter(binary) for variant, binary in binaries.items()}
-    futures = {client.submit(worker.run_job, data[job.variant], list(job.pan_args), stop_name, budget_s,
-                             key=f"topspin-swarm-{run_id}-job-{job.index}", pure=False, retries=0): job
-               for job in jobs}
+    futures: dict = {}
     ends: dict[int, Finished] = {}
-    pending = list(futures)
+    pending: list = []
     stopped: str | None = None
 
     def collect(future) -> Finished:
@@ -110,7 +115,14 @@ def run_jobs(client, jobs: list[Job], binaries: dict[Variant, bytes], budget_s: 
         return end
 
     try:
+        data = {variant: client.scatter(binary) for variant, binary in binaries.items()}
+        for job in jobs:
+            future = client.submit(worker.run_job, data[job.variant], list(job.pan_args), stop_name, budget_s,
+                                   key=f"topspin-swarm-{run_id}-job-{job.index}", pure=False, retries=0)
+            futures[future] = job
+            pending.append(future)
         while pending:
+            on_tick()
             done = [future for future in pending if future.done()]
             pending = [future for future in pending if not future.done()]
             for future in done:
@@ -121,7 +133,6 @@ def run_jobs(client, jobs: list[Job], binaries: dict[Variant, bytes], budget_s: 
                 stopped = "time budget"
             if stopped is not None:
                 break
-            on_tick()
             if pending:
                 time.sleep(_POLL_S)
     except KeyboardInterrupt:
@@ -139,4 +150,5 @@ def run_jobs(client, jobs: list[Job], binaries: dict[Variant, bytes], budget_s: 
             client.cancel(pending, force=True)
             for future in pending:
                 ends[futures[future].index] = Finished(futures[future], None, "cancelled: did not stop in time")
-    return [ends[job.index] for job in jobs], stopped
+    # (Ctrl-C during the submission: the jobs never submitted never started)
+    return [ends.get(job.index) or Finished(job, {"started": False, "worker": None}) for job in jobs], stopped

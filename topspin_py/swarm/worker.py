@@ -40,9 +40,11 @@ def run_job(binary: bytes, args: list[str], stop_event: str | None = None,
         pan = workdir / "pan"
         pan.write_bytes(binary)
         pan.chmod(0o755)
-        # Its own session: the signals reach pan and nothing else of the worker's.
+        # Its own session: a Ctrl-C at the worker's terminal does not reach pan (the swarm's
+        # stop event does, below), and our signals reach pan and nothing else of the worker's.
         process = subprocess.Popen([str(pan), *args], cwd=workdir, stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+                                   preexec_fn=_dies_with_parent())
         interrupted = False
         try:
             output = _wait(process, stop_event, time_limit_s, started)
@@ -90,6 +92,23 @@ def _stopped(stop_event: str | None) -> bool:
         return Event(stop_event).is_set()
     except Exception:   # noqa: BLE001  (the scheduler is gone: the swarm is over)
         return True
+
+
+def _dies_with_parent():
+    """For Popen's preexec_fn, on Linux: pan is killed if the worker process dies (a worker
+    that is killed cannot stop its pan, which would search on alone).  Elsewhere: None."""
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl   # looked up before the fork
+    except (OSError, AttributeError):
+        return None
+    pr_set_pdeathsig = 1
+
+    def set_death_signal() -> None:
+        prctl(pr_set_pdeathsig, signal.SIGKILL)
+
+    return set_death_signal
 
 
 def _worker_name() -> str:
