@@ -4,6 +4,9 @@
               -> symmetry detection (for the claim and labels that search checks)
               -> flags -> layout, codegen, splice -> gcc -> pan (rerun on depth limit) -> Result
 
+The stages up to gcc are ``prepare`` (-> ``PanBuild``) and ``compile_build``, which swarm uses
+to build several variants of one pan (topspin_py/swarm/build.py).
+
 Policies decided here (each documented where it is applied):
 
 * the search: what the model asks for, with spin -run's defaults (pan.flags.choose_search):

@@ -72,8 +72,11 @@ def connect(scheduler: str | None, local_workers: int) -> Iterator[tuple[object,
     # live to stop their pan and report what it had (run_jobs); only we hear the Ctrl-C.
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
+        # No dashboard; the scheduler's HTTP server (health checks) on a free port of localhost,
+        # not on 8787, which another cluster may hold.
         cluster = LocalCluster(n_workers=local_workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
+                               dashboard_address=None, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                               silence_logs=logging.ERROR)
     finally:
         signal.signal(signal.SIGINT, previous)
     try:
@@ -137,6 +140,11 @@ def run_jobs(client, jobs: list[Job], binaries: dict[Variant, bytes], budget_s: 
                 time.sleep(_POLL_S)
     except KeyboardInterrupt:
         stopped = "interrupted"
+    except BaseException:
+        # A failure of ours (a report that is not what was built): no pan may search on.
+        stop_event.set()
+        client.cancel(pending, force=True)
+        raise
     if stopped is not None and pending:
         stop_event.set()
         drain_until = time.monotonic() + _DRAIN_S
