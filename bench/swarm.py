@@ -162,14 +162,15 @@ def _write(family: str, n: int, jobs: int, bits: int, single_bits: int, rows: li
     lines += [
         "",
         "How to read it: the bit arrays are full in every run here (hash factors about 2), so each run "
-        "stores what its order of search reaches before its array fills. One run with all the memory "
-        "stores more states than any job of the swarm, and more than the swarm's estimated union: the "
-        "jobs start from the same initial state and overlap. What the swarm adds is diversity (orders of "
-        "search the single run never tries: tests/models/deep_lock.pml's bug is found by a job with "
-        "-DT_REVERSE and missed by a single run in pan's default order with -w13) and parallelism across "
-        "machines. With symmetry every state counted is an orbit, which stands for up to |G| states of "
-        "the unreduced model, so the same number of stored states covers far more of the model's "
-        "behaviour.",
+        "stores what its order of search reaches before its array fills. One run with all the memory stores "
+        "more states than any job of the swarm; the jobs together store about as many (the sum), but they "
+        "overlap, and their union is not observable: it lies between the largest job and the sum. The "
+        "estimate puts it well below the single run's count, but the estimate is low when the arrays are "
+        "full (the calibration below), so these numbers do not settle which covers more distinct states. "
+        "What the swarm adds for certain is diversity (orders of search a single run never tries: "
+        "tests/models/deep_lock.pml's bug is found by a job with -DT_REVERSE and missed by a single run in "
+        "pan's default order with -w13) and parallelism across machines. With symmetry every state counted "
+        "is an orbit, which stands for up to |G| states of the unreduced model.",
     ]
     cal = calibration
     lines += [
