@@ -14,6 +14,9 @@
                                  reduction where there is a group (corpus_symmetry.md)
     python -m bench corpus --model 'beem/anderson.*'    only the models matching (repeatable)
     python -m bench corpus --save-before    also keep the rows as the "before" of the report
+    python -m bench swarm        a swarm of 8 bitstate jobs against one run of the same memory,
+                                 with and without symmetry, on Peterson 10 (swarm.md)
+    python -m bench swarm --family email --max-n 8 --jobs 4 --bits 22
 """
 
 from __future__ import annotations
@@ -26,11 +29,14 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
-    parser.add_argument("which", nargs="*", metavar="detect|scaling|transitions|corpus",
+    parser.add_argument("which", nargs="*", metavar="detect|scaling|transitions|corpus|swarm",
                         help="benchmarks to run (default: all)")
     parser.add_argument("--family", action="append", default=[],
                         help="scaling, transitions: only this family (repeatable)")
-    parser.add_argument("--max-n", type=int, metavar="N", help="transitions: no size above N")
+    parser.add_argument("--max-n", type=int, metavar="N",
+                        help="transitions: no size above N; swarm: the model's size")
+    parser.add_argument("--jobs", type=int, metavar="N", help="swarm: the swarm's jobs (default: 8)")
+    parser.add_argument("--bits", type=int, metavar="K", help="swarm: each job's -w (default: 20)")
     parser.add_argument("--big", action="store_true",
                         help="transitions: also Peterson 9 and e-mail 7, with higher caps")
     parser.add_argument("--budget", type=float, metavar="SECONDS",
@@ -49,10 +55,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="no runs: rewrite the reports and plots from bench/results/scaling.json "
                              "(with corpus alone: corpus_symmetry.md from its JSON)")
     args = parser.parse_args(argv)
-    if set(args.which) - {"detect", "scaling", "transitions", "corpus"}:
-        parser.error("benchmarks are: detect, scaling, transitions, corpus")
+    if set(args.which) - {"detect", "scaling", "transitions", "corpus", "swarm"}:
+        parser.error("benchmarks are: detect, scaling, transitions, corpus, swarm")
 
-    from bench import corpus_symmetry, detect_table2, reduction, scaling, transitions
+    from bench import corpus_symmetry, detect_table2, reduction, scaling, swarm, transitions
 
     if args.replot and args.which == ["corpus"]:
         paths = [corpus_symmetry.rewrite()]
@@ -60,9 +66,10 @@ def main(argv: list[str] | None = None) -> int:
         records, elapsed = scaling.load()
         paths = [*scaling.report(records, elapsed), reduction.report(records)]
     else:
-        which = args.which or ["detect", "scaling", "transitions", "corpus"]
+        which = args.which or ["detect", "scaling", "transitions", "corpus", "swarm"]
         families = {"scaling": [f.key for f in scaling.FAMILIES],
-                    "transitions": [f.key for f in transitions.FAMILIES]}
+                    "transitions": [f.key for f in transitions.FAMILIES],
+                    "swarm": list(swarm.GENERATORS)}
         known = {key for part in which for key in families.get(part, [])}
         if set(args.family) - known:
             parser.error(f"unknown family {', '.join(sorted(set(args.family) - known))}; "
@@ -93,6 +100,10 @@ def main(argv: list[str] | None = None) -> int:
             paths += corpus_symmetry.run(only=matches, all_instances=args.all_instances,
                                          save_before=args.save_before,
                                          verify_budget_s=args.budget or corpus_symmetry.VERIFY_BUDGET_S)
+        if "swarm" in which:
+            family = next((f for f in args.family if f in swarm.GENERATORS), swarm.DEFAULT[0])
+            paths += swarm.run(family, args.max_n or swarm.DEFAULT[1], args.jobs or swarm.JOBS,
+                               args.bits or swarm.BITS)
     for path in paths:
         print(f"wrote {path}")
     return 0

@@ -2,7 +2,8 @@
 
 One subcommand per pipeline stage that is usable alone (DESIGN.md): ``verify``, ``detect``,
 ``generate`` and ``patch`` (for users who run SPIN themselves), ``desugar`` (the plain Promela of
-a model that uses the ref/public extension), and ``regress`` for state-count baselines.  Each
+a model that uses the ref/public extension), ``regress`` for state-count baselines, and
+``swarm`` (many diversified bitstate runs on a dask cluster, topspin_py/swarm/).  Each
 has an ``_add_<name>`` function and a line in ``build_parser``.
 
 Exit status: 0 no errors found, 1 pan found errors, 2 tool failure or bad input (a TopspinError
@@ -65,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_patch(commands)
     _add_desugar(commands)
     _add_regress(commands)
+    _add_swarm(commands)
     return parser
 
 
@@ -497,6 +499,101 @@ def _run_regress(args: argparse.Namespace) -> int:
               f"could not be run:\n" + "\n".join(f"{p.key.label()}: {p.message}" for p in outcome.problems))
         return EXIT_FAILURE
     return EXIT_ERRORS_FOUND if outcome.changes else EXIT_OK
+
+
+def _add_swarm(commands) -> None:
+    parser = commands.add_parser(
+        "swarm", allow_abbrev=False, help="swarm verification: many diversified bitstate runs on a dask cluster",
+        description=_wrapped(
+            "Plan N diversified bitstate runs of pan on MODEL (compile variants -DT_REVERSE, -DP_RAND, "
+            "-DT_RAND, -DP_REVERSE and run-time hash functions -hN, bits per state -kN, seeds -RSN, "
+            "depth limits -mN), build each variant once with the same symmetry reduction as verify, run "
+            "the jobs on a dask.distributed cluster (a LocalCluster of worker processes, or the one at "
+            "--scheduler) and merge their reports: the first error with its trail (beside MODEL, as "
+            "verify writes it), each job's states and depth, the total and a coverage estimate. The swarm "
+            "stops at the first error. A bitstate search is approximate: \"no errors\" is not a proof."),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_with_strategies("exit status: 0 no job found an error, 1 a job found one (its trail is "
+                                "written next to MODEL), 2 bad input, a tool failure or a failed job, "
+                                "130 interrupted"))
+    parser.add_argument("model", metavar="MODEL", help="the Promela model")
+    parser.add_argument("--jobs", type=int, default=8, metavar="N", help="how many runs of pan (default: %(default)s)")
+    parser.add_argument("--time-budget", dest="time_budget", metavar="T",
+                        help="stop the swarm after T (seconds, or with a unit: 90s, 10m, 2h) and report "
+                             "what it has: running jobs report their statistics so far")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="the dask scheduler of your cluster, e.g. tcp://host:8786 (default: a local "
+                             "cluster on this machine)")
+    parser.add_argument("--workers", type=int, metavar="N",
+                        help="the local cluster's worker processes (default: one per core, at most one per job)")
+    parser.add_argument("--strategy", choices=strategies.choices(), default=strategies.AUTO, metavar="NAME",
+                        help="symmetry reduction strategy, as for verify; none: a plain swarm (default: %(default)s)")
+    parser.add_argument("--seed", type=int, metavar="N",
+                        help="the seed of the plan (default: a random one, which the report gives)")
+    _add_define_option(parser, "for spin's preprocessor and for gcc (-DBITSTATE is added; repeatable)")
+    parser.add_argument("--pan", dest="pan_args", action="append", default=[], metavar="ARG",
+                        help="run-time arguments for every pan job, e.g. --pan -w20 (the swarm then does not "
+                             "vary what you set: -h, -k, -RS, -m)")
+    parser.add_argument("--spin", dest="spin_args", action="append", default=[], metavar="ARG",
+                        help="spin's own options for spin -a, as for verify (repeatable)")
+    parser.add_argument("--safety", action="store_true",
+                        help="search for safety violations only, even if the model has accept labels")
+    parser.add_argument("--gcc-opt", dest="optimisation", default="-O2", choices=("-O0", "-O1", "-O2", "-O3"),
+                        metavar="LEVEL", help="gcc's optimisation level for pan.c (default: %(default)s)")
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON object on stdout")
+    parser.add_argument("--progress", action="store_true",
+                        help="show the live progress line even when stderr is not a terminal")
+    noise = parser.add_mutually_exclusive_group()
+    noise.add_argument("--quiet", action="store_true", help="no progress or notes on stderr")
+    noise.add_argument("--verbose", action="store_true", help="show the spin and gcc commands and the decisions")
+    parser.set_defaults(handler=_run_swarm)
+
+
+def _run_swarm(args: argparse.Namespace) -> int:
+    from topspin_py.errors import UsageError
+    from topspin_py.swarm.display import SwarmDisplay
+    from topspin_py.swarm.run import SwarmOptions, swarm
+
+    if args.jobs < 1:
+        raise UsageError(f"--jobs {args.jobs}: a swarm needs at least one job")
+    if args.workers is not None and args.workers < 1:
+        raise UsageError(f"--workers {args.workers}: the local cluster needs at least one worker")
+    if args.workers is not None and args.scheduler is not None:
+        raise UsageError("--workers sizes the local cluster; with --scheduler your cluster has its own workers")
+    budget = None if args.time_budget is None else _seconds(args.time_budget, "--time-budget")
+    live = not args.quiet and (args.progress or sys.stderr.isatty())
+    display = SwarmDisplay(sys.stderr) if live else None
+    notes = None if args.quiet else (display.note if display is not None else _to_stderr(None))
+    options = SwarmOptions(
+        jobs=args.jobs, time_budget_s=budget, scheduler=args.scheduler, local_workers=args.workers,
+        strategy=args.strategy, defines=tuple(args.defines),
+        pan_args=tuple(word for value in args.pan_args for word in shlex.split(value)),
+        spin_args=tuple(word for value in args.spin_args for word in shlex.split(value)),
+        seed=args.seed, safety=args.safety, optimisation=args.optimisation,
+        on_progress=display.progress if display is not None else None, on_note=notes,
+        on_detail=notes if args.verbose else None, on_stage=display.stage if display is not None else None)
+    try:
+        result = swarm(args.model, options)
+    finally:
+        if display is not None:
+            display.finish()
+    print(result.to_json() if args.json else result.summary())
+    return result.exit_status
+
+
+def _seconds(text: str, option: str) -> float:
+    """``90``, ``90s``, ``10m``, ``2h``: a positive time in seconds."""
+    from topspin_py.errors import UsageError
+
+    units = {"s": 1, "m": 60, "h": 3600}
+    number, unit = (text[:-1], units[text[-1]]) if text[-1:] in units else (text, 1)
+    try:
+        seconds = float(number) * unit
+    except ValueError:
+        seconds = float("nan")
+    if not (seconds > 0 and seconds < float("inf")):
+        raise UsageError(f"bad time for {option}: '{text}'", hint="give seconds, or 90s, 10m, 2h")
+    return seconds
 
 
 def _described(choice) -> str:

@@ -4,6 +4,9 @@
               -> symmetry detection (for the claim and labels that search checks)
               -> flags -> layout, codegen, splice -> gcc -> pan (rerun on depth limit) -> Result
 
+The stages up to gcc are ``prepare`` (-> ``PanBuild``) and ``compile_build``, which swarm uses
+to build several variants of one pan (topspin_py/swarm/build.py).
+
 Policies decided here (each documented where it is applied):
 
 * the search: what the model asks for, with spin -run's defaults (pan.flags.choose_search):
@@ -66,7 +69,7 @@ from topspin_py.promela import build_model, parse_file
 from topspin_py.promela.model import Model
 from topspin_py.reduce import GENERATED_C, defines_the_reduction_needs, reduce_in, strategy_choice
 from topspin_py.result import PlainRun, PorRun, Result
-from topspin_py.symmetry.detect import acting_on_states, detect
+from topspin_py.symmetry.detect import Group, acting_on_states, detect
 
 # "auto" picks the fastest exact strategy the group allows (reduce.strategy_choice).  The
 # registry as imported; verify itself checks against topspin_py.strategies.choices(), which
@@ -97,151 +100,101 @@ class VerifyOptions:
                                          # interrupted Result, not KeyboardInterrupt (the CLI)
 
 
+@dataclass
+class Reporter:
+    """Where a run tells what it does: VerifyOptions' callbacks, and the commands it ran (for
+    --verbose and for --keep's commands.txt)."""
+
+    note: Callable[[str], None]
+    detail: Callable[[str], None]
+    stage: Callable[[str, int | None], None]
+    commands: list[str] = dataclasses.field(default_factory=list)
+
+    @classmethod
+    def of(cls, options: VerifyOptions) -> Reporter:
+        return cls(options.on_note or (lambda text: None), options.on_detail or (lambda text: None),
+                   options.on_stage or (lambda name, pid: None))
+
+    def ran(self, command: list[str]) -> None:
+        self.commands.append(shlex.join(command))
+        self.detail("$ " + self.commands[-1])
+
+
+@dataclass
+class _Request:
+    """A verification asked for, checked and read before any work directory exists."""
+
+    model: Path
+    defines: list[str]
+    pan_args: list[str]
+    spin_options: panflags.SpinOptions
+    tools: toolchain.Toolchain
+    loaded: Model        # the model as the symmetry detection reads it (with -f's claim)
+    as_written: Model    # the model as spin is given it (without -f's claim, which spin adds)
+
+
+@dataclass
+class PanBuild:
+    """What the pipeline decided before gcc, for one model and its options: spin -a's pan.* in
+    the work directory, the search pan runs, the group and strategy, and the -D flags for gcc.
+    verify compiles one pan from it; swarm compiles several variants (compile_build)."""
+
+    model: Path                   # the model as the user gave it
+    tools: toolchain.Toolchain
+    loaded: Model                 # as checked by this pan (dead-local resets), for the layout
+    searched: Model               # the model as the search sees it (its claim, its labels)
+    source: Path                  # what spin -a was given (the model, or its desugared program)
+    desugared: Path | None        # where the desugared copy goes beside the model, if any
+    spin_output: str
+    spin_options: panflags.SpinOptions
+    pan_args: list[str]           # pan's arguments: the user's, and the -a/-l of the search
+    defines: list[str]            # the user's, and those the search and the reduction need
+    group: Group | None           # None: --strategy none
+    strategy: str                 # "none": plain SPIN
+    strategy_reason: str | None   # why auto chose it, or why none was used
+    symmetry_notes: list[str]     # why the group is smaller than it looks (the summary)
+    compile_flags: list[str]      # the -D flags for gcc, without the reduction's own
+
+    @property
+    def replay_args(self) -> list[str]:
+        """spin -t needs what shapes the model and its claim, not -oN (ignored in simulations)."""
+        return [*(f"-D{define}" for define in self.defines),
+                *(word for word in self.spin_options.shown if not re.fullmatch(r"-o\d", word))]
+
+
 def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Result:
     """Verify a Promela model with SPIN; raises TopspinError for anything that is not a verdict."""
     options = options or VerifyOptions()
     started = time.monotonic()
-    note = options.on_note or (lambda text: None)
-    detail = options.on_detail or (lambda text: None)
-    stage: Callable[[str, int | None], None] = options.on_stage or (lambda name, pid: None)
-    commands: list[str] = []   # what we ran, for --verbose and for --keep's commands.txt
-
-    def ran(command: list[str]) -> None:
-        commands.append(shlex.join(command))
-        detail("$ " + commands[-1])
-
-    if options.strategy not in strategies.choices():
-        raise UsageError(f"unknown strategy '{options.strategy}'",
-                         hint=f"available: {', '.join(strategies.choices())}")
-    if options.optimisation not in toolchain.OPTIMISATION_LEVELS:
-        raise UsageError(f"unknown optimisation level '{options.optimisation}'",
-                         hint=f"one of {', '.join(toolchain.OPTIMISATION_LEVELS)}")
-    model = Path(model_path)
-    if not model.is_file():
-        raise UsageError(f"model file not found: {model}" if not model.exists()
-                         else f"{model} is not a file", hint="give the Promela model's file")
-    defines = [panflags.parse_define(define) for define in options.defines]
-    if options.cross_check:
-        _refuse_cross_check(options)
-    pan_args = list(options.pan_args)
-    spin_options = panflags.parse_spin_args(options.spin_args)
-    for define, why in panflags.defines_pan_args_need(defines, pan_args):
-        note(f"compiling with -D{define}: {why}")
-        defines.append(define)
-
-    tools = toolchain.find_toolchain()
-    for warning in tools.warnings:
-        note(warning)
-    stage("reading the model", None)
-    cpp_flags = spin_options.cpp_flags
-    loaded = _load_model(model, defines, cpp_flags)
-    as_written = loaded   # (without -f's claim, which spin adds itself)
-    if spin_options.formula_args:
-        # spin -a -f adds the formula's never claim to the model: the symmetry must see it.
-        claim = toolchain.never_claim_from_ltl(tools, spin_options.formula_args)
-        loaded = _load_model(model, defines, cpp_flags, claim)
-        if _merged_families(loaded) != _merged_families(as_written):
-            # The formula names a proctype copy (P_1@CS): spin adds its claim to the program
-            # it is given, so that program must keep the copies as written (copies.py).
-            as_written = _load_model(model, defines, cpp_flags, merge=False)
-            loaded = _load_model(model, defines, cpp_flags, claim, merge=False)
-
+    reporter = Reporter.of(options)
+    note = reporter.note
+    request = _read(model_path, options, reporter)
+    model = request.model
     with _work_directory(options.keep_dir) as workdir:
-        # A model that uses the ref/public extension: spin reads its desugared program.
-        source = toolchain.spin_source(model, as_written, workdir)
-        desugared = _desugared_copy(model) if source != model else None
-        ran(toolchain.spin_command(tools, source, defines, spin_args=spin_options.args))
-        stage("spin -a: translating the model into pan.c", None)
-        spin_output = toolchain.generate_pan(tools, source, str(model) if desugared is None else str(source),
-                                             defines, workdir, spin_args=spin_options.args)
-        loaded = toolchain.as_checked_by(loaded, workdir)   # does this pan reset dead locals?
-        # What the model asks pan to check, as spin -run decides it: this needs spin's ltl
-        # translations, and it decides which claim and labels constrain the symmetry.
-        choice = panflags.choose_search(pan_args, defines, accept_labels(loaded, workdir), options.safety)
-        (note if choice.notable else detail)(choice.reason)
-        pan_args = list(choice.pan_args)
-        group = None
-        strategy = "none"
-        strategy_reason: str | None = None   # why auto chose it, or why none was used
-        symmetry_notes: list[str] = []   # why the group is smaller than it looks (the summary)
-        searched = model_as_searched(loaded, defines, pan_args)
-        if options.strategy != "none":
-            refuse_with_symmetry(pan_args, defines)
-            stage("finding the symmetry", None)
-            # Only the claim pan checks constrains the symmetry (-N name, -DNOCLAIM), and
-            # accept or progress labels only a cycle search.
-            group = acting_on_states(detect(searched))
-            symmetry_notes += group.reasons
-            # One line per reason, with every permutation it rules out.
-            left_out: dict[str, list[str]] = {}
-            for alpha, rejection in (*group.rejected, *group.left_out):
-                left_out.setdefault(str(rejection), []).append(group.cycles(alpha))
-            symmetry_notes += [f"not permuted {', '.join(cycles)}: {reason}"
-                               for reason, cycles in left_out.items()]
-            for reason in symmetry_notes:   # the summary shows them too: stderr with --verbose
-                detail(f"symmetry: {reason}")
-            picked = strategy_choice(options.strategy, group)
-            strategy, strategy_reason = picked.name, picked.reason
-            if strategy_warning := strategies.warning(strategy):
-                if strategies.exactness(strategy) == "approximate" and panflags.cycle_search(pan_args):
-                    # A cycle search closes a cycle on a state it takes for one on its stack,
-                    # which may be of another orbit.
-                    strategy_warning += "; in this cycle search, a cycle it reports may not exist"
-                note(f"warning: {strategy_warning}")
-            if strategy != "none":
-                needed = defines_the_reduction_needs(loaded, defines)
-                for define in needed:
-                    note(f"symmetry: compiling with -D{define}: the model receives into _pid, and pan "
-                         "must keep _pid in the states it stores")
-                defines += needed
-            if options.strategy == "enumerate" and group.order == 1:
-                note("symmetry: the group is trivial; verifying without reduction")
-
-        pan_sources = {path.name: path.read_text(errors="replace") for path in workdir.glob("pan.[chbmpt]")}
-        compile_flags = panflags.choose_compile_flags(
-            defines, pan_args, panflags.pan_h_declares_claim(pan_sources["pan.h"]),
-            panflags.pan_option_names(pan_sources.values()))
-        detail(compile_flags.safety_reason)
-        if compile_flags.model_only:
-            detail("for the model only (pan's sources do not test them): "
-                   + " ".join(f"-D{define}" for define in compile_flags.model_only))
-        flags = list(compile_flags.flags)
-        if strategy != "none":
-            assert group is not None  # a strategy other than none is only chosen for a group
-            reduce_in(workdir, loaded, group, strategy, flags, strategy_reason)
-            flags.append("-D" + SYM_MACRO)
-            detail(f"symmetry: group of order {group.order}, strategy {strategy} "
-                   f"({CANONICALISERS[strategy].exactness}), canonicaliser in {GENERATED_C}"
-                   + (f"; auto chose it: {strategy_reason}" if strategy_reason else ""))
-        ran(toolchain.compile_command(tools, flags, options.optimisation))
-        stage(f"gcc {options.optimisation}: compiling pan.c", None)
-        binary = toolchain.compile_pan(tools, flags, workdir, options.optimisation)
-
-        search = _search(binary, pan_args, workdir, source, desugared or model, options, note, ran)
-        if strategy != "none":
-            _check_claim_checked(search.report, loaded, searched)
-            _check_reduction_on(search.report, group)
-        # spin -t needs what shapes the model and its claim, not -oN (ignored in simulations).
-        replay_args = [*(f"-D{define}" for define in defines),
-                       *(word for word in spin_options.shown if not re.fullmatch(r"-o\d", word))]
-        trails = (_save_trails(search.report, workdir, model, options.keep_dir, replay_args,
-                               (source, desugared) if desugared is not None else None)
-                  if options.save_trails else _SavedTrails([], None, []))
+        build = _translate(request, workdir, options, reporter)
+        loaded, group, strategy = build.loaded, build.group, build.strategy
+        binary, flags = compile_build(build, workdir, reporter, optimisation=options.optimisation)
+        search = _search(binary, build.pan_args, workdir, build.source, build.desugared or model, options,
+                         reporter.note, reporter.ran)
+        check_report(build, search.report)
+        trails = (save_trails(search.report, workdir, model, options.keep_dir, build.replay_args,
+                              (build.source, build.desugared) if build.desugared is not None else None)
+                  if options.save_trails else SavedTrails([], None, []))
         shortest = (_trail_depth(trails.paths[0]) if trails.paths and panflags.iterative(search.args)
                     else None)
         if options.keep_dir is not None:
-            (workdir / "spin.out").write_text(spin_output)
+            (workdir / "spin.out").write_text(build.spin_output)
             (workdir / "pan.out").write_text(search.output)
-            (workdir / "commands.txt").write_text("\n".join(commands) + "\n")
+            (workdir / "commands.txt").write_text("\n".join(reporter.commands) + "\n")
 
     result = _result(model, strategy, search, [str(path) for path in trails.paths], trails.replay,
-                     defines, flags, tools.spin_version, time.monotonic() - started)
+                     build.defines, flags, build.tools.spin_version, time.monotonic() - started)
     result.trail_notes = trails.notes
     result.trail_depth = shortest
     result.group_order = group.order if group is not None and strategy != "none" else 1
-    result.symmetry_notes = symmetry_notes
+    result.symmetry_notes = build.symmetry_notes
     result.requested_strategy = options.strategy
-    result.strategy_reason = strategy_reason
+    result.strategy_reason = build.strategy_reason
     result.exactness = strategies.exactness(strategy)
     result.exact = result.exactness in (None, "exact")
     if strategy_warning := strategies.warning(strategy):
@@ -272,6 +225,153 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
                  "interrupted, so there is no cross-check")
             result.interrupted = True
     return result
+
+
+def prepare(model_path: str | Path, options: VerifyOptions, workdir: Path,
+            reporter: Reporter | None = None) -> PanBuild:
+    """verify's stages up to gcc, in ``workdir``: check the options, read the model, spin -a,
+    choose the search, detect the group and the strategy, choose the flags for gcc (with
+    verify's refusals).  ``compile_build`` then makes a pan of it (swarm: several)."""
+    reporter = reporter or Reporter.of(options)
+    return _translate(_read(model_path, options, reporter), workdir, options, reporter)
+
+
+def compile_build(build: PanBuild, workdir: Path, reporter: Reporter, extra_flags: tuple[str, ...] = (),
+                  optimisation: str = "-O2") -> tuple[Path, list[str]]:
+    """Splice the canonicaliser into the pan.c in ``workdir`` (unless the strategy is none) and
+    compile it with the build's flags and ``extra_flags`` (-D flags that change how pan searches,
+    not what it stores: swarm's -DT_RAND ...).  Returns the binary and every -D flag it had."""
+    flags = [*build.compile_flags, *extra_flags]
+    if build.strategy != "none":
+        assert build.group is not None  # a strategy other than none is only chosen for a group
+        reduce_in(workdir, build.loaded, build.group, build.strategy, flags, build.strategy_reason)
+        flags.append("-D" + SYM_MACRO)
+        reporter.detail(f"symmetry: group of order {build.group.order}, strategy {build.strategy} "
+                        f"({CANONICALISERS[build.strategy].exactness}), canonicaliser in {GENERATED_C}"
+                        + (f"; auto chose it: {build.strategy_reason}" if build.strategy_reason else ""))
+    reporter.ran(toolchain.compile_command(build.tools, flags, optimisation))
+    reporter.stage(f"gcc {optimisation}: compiling pan.c", None)
+    return toolchain.compile_pan(build.tools, flags, workdir, optimisation), flags
+
+
+def check_report(build: PanBuild, report: PanReport) -> None:
+    """A reduced pan must have checked a claim the symmetry respects, with the canonicaliser
+    compiled in, as its report says; else the run was not the one meant (ToolchainError)."""
+    if build.strategy != "none":
+        _check_claim_checked(report, build.loaded, build.searched)
+        _check_reduction_on(report, build.group)
+
+
+def _read(model_path: str | Path, options: VerifyOptions, reporter: Reporter) -> _Request:
+    """Check the options and read the model, before any work directory is made."""
+    note = reporter.note
+    if options.strategy not in strategies.choices():
+        raise UsageError(f"unknown strategy '{options.strategy}'",
+                         hint=f"available: {', '.join(strategies.choices())}")
+    if options.optimisation not in toolchain.OPTIMISATION_LEVELS:
+        raise UsageError(f"unknown optimisation level '{options.optimisation}'",
+                         hint=f"one of {', '.join(toolchain.OPTIMISATION_LEVELS)}")
+    model = Path(model_path)
+    if not model.is_file():
+        raise UsageError(f"model file not found: {model}" if not model.exists()
+                         else f"{model} is not a file", hint="give the Promela model's file")
+    defines = [panflags.parse_define(define) for define in options.defines]
+    if options.cross_check:
+        _refuse_cross_check(options)
+    pan_args = list(options.pan_args)
+    spin_options = panflags.parse_spin_args(options.spin_args)
+    for define, why in panflags.defines_pan_args_need(defines, pan_args):
+        note(f"compiling with -D{define}: {why}")
+        defines.append(define)
+
+    tools = toolchain.find_toolchain()
+    for warning in tools.warnings:
+        note(warning)
+    reporter.stage("reading the model", None)
+    cpp_flags = spin_options.cpp_flags
+    loaded = _load_model(model, defines, cpp_flags)
+    as_written = loaded   # (without -f's claim, which spin adds itself)
+    if spin_options.formula_args:
+        # spin -a -f adds the formula's never claim to the model: the symmetry must see it.
+        claim = toolchain.never_claim_from_ltl(tools, spin_options.formula_args)
+        loaded = _load_model(model, defines, cpp_flags, claim)
+        if _merged_families(loaded) != _merged_families(as_written):
+            # The formula names a proctype copy (P_1@CS): spin adds its claim to the program
+            # it is given, so that program must keep the copies as written (copies.py).
+            as_written = _load_model(model, defines, cpp_flags, merge=False)
+            loaded = _load_model(model, defines, cpp_flags, claim, merge=False)
+    return _Request(model, defines, pan_args, spin_options, tools, loaded, as_written)
+
+
+def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporter: Reporter) -> PanBuild:
+    """spin -a in ``workdir``, the search the model asks for, the group and the strategy, and
+    the flags for gcc."""
+    note, detail, stage = reporter.note, reporter.detail, reporter.stage
+    model, tools, spin_options = request.model, request.tools, request.spin_options
+    defines = list(request.defines)
+    # A model that uses the ref/public extension: spin reads its desugared program.
+    source = toolchain.spin_source(model, request.as_written, workdir)
+    desugared = _desugared_copy(model) if source != model else None
+    reporter.ran(toolchain.spin_command(tools, source, defines, spin_args=spin_options.args))
+    stage("spin -a: translating the model into pan.c", None)
+    spin_output = toolchain.generate_pan(tools, source, str(model) if desugared is None else str(source),
+                                         defines, workdir, spin_args=spin_options.args)
+    loaded = toolchain.as_checked_by(request.loaded, workdir)   # does this pan reset dead locals?
+    # What the model asks pan to check, as spin -run decides it: this needs spin's ltl
+    # translations, and it decides which claim and labels constrain the symmetry.
+    choice = panflags.choose_search(request.pan_args, defines, accept_labels(loaded, workdir), options.safety)
+    (note if choice.notable else detail)(choice.reason)
+    pan_args = list(choice.pan_args)
+    group = None
+    strategy = "none"
+    strategy_reason: str | None = None   # why auto chose it, or why none was used
+    symmetry_notes: list[str] = []   # why the group is smaller than it looks (the summary)
+    searched = model_as_searched(loaded, defines, pan_args)
+    if options.strategy != "none":
+        refuse_with_symmetry(pan_args, defines)
+        stage("finding the symmetry", None)
+        # Only the claim pan checks constrains the symmetry (-N name, -DNOCLAIM), and
+        # accept or progress labels only a cycle search.
+        group = acting_on_states(detect(searched))
+        symmetry_notes += group.reasons
+        # One line per reason, with every permutation it rules out.
+        left_out: dict[str, list[str]] = {}
+        for alpha, rejection in (*group.rejected, *group.left_out):
+            left_out.setdefault(str(rejection), []).append(group.cycles(alpha))
+        symmetry_notes += [f"not permuted {', '.join(cycles)}: {reason}"
+                           for reason, cycles in left_out.items()]
+        for reason in symmetry_notes:   # the summary shows them too: stderr with --verbose
+            detail(f"symmetry: {reason}")
+        picked = strategy_choice(options.strategy, group)
+        strategy, strategy_reason = picked.name, picked.reason
+        if strategy_warning := strategies.warning(strategy):
+            if strategies.exactness(strategy) == "approximate" and panflags.cycle_search(pan_args):
+                # A cycle search closes a cycle on a state it takes for one on its stack,
+                # which may be of another orbit.
+                strategy_warning += "; in this cycle search, a cycle it reports may not exist"
+            note(f"warning: {strategy_warning}")
+        if strategy != "none":
+            needed = defines_the_reduction_needs(loaded, defines)
+            for define in needed:
+                note(f"symmetry: compiling with -D{define}: the model receives into _pid, and pan "
+                     "must keep _pid in the states it stores")
+            defines += needed
+        if options.strategy == "enumerate" and group.order == 1:
+            note("symmetry: the group is trivial; verifying without reduction")
+
+    pan_sources = {path.name: path.read_text(errors="replace") for path in workdir.glob("pan.[chbmpt]")}
+    compile_flags = panflags.choose_compile_flags(
+        defines, pan_args, panflags.pan_h_declares_claim(pan_sources["pan.h"]),
+        panflags.pan_option_names(pan_sources.values()))
+    detail(compile_flags.safety_reason)
+    if compile_flags.model_only:
+        detail("for the model only (pan's sources do not test them): "
+               + " ".join(f"-D{define}" for define in compile_flags.model_only))
+    return PanBuild(model=model, tools=tools, loaded=loaded, searched=searched, source=source,
+                    desugared=desugared, spin_output=spin_output, spin_options=spin_options,
+                    pan_args=pan_args, defines=defines, group=group, strategy=strategy,
+                    strategy_reason=strategy_reason, symmetry_notes=symmetry_notes,
+                    compile_flags=list(compile_flags.flags))
 
 
 def _por_switched(defines: list[str]) -> list[str]:
@@ -618,7 +718,7 @@ def _raise_on_pan_failure(returncode: int, output: str, report: PanReport, args:
 
 
 @dataclass(frozen=True)
-class _SavedTrails:
+class SavedTrails:
     """The trails of the reported run, where the user finds them."""
 
     paths: list[Path]            # beside the model (pan's names), or where they went instead
@@ -633,8 +733,8 @@ def _desugared_copy(model: Path) -> Path:
     return model.with_name(model.stem + ".desugared.pml")
 
 
-def _save_trails(report: PanReport, workdir: Path, model: Path, keep_dir: Path | None,
-                 spin_args: list[str], desugared: tuple[Path, Path] | None = None) -> _SavedTrails:
+def save_trails(report: PanReport, workdir: Path, model: Path, keep_dir: Path | None,
+                 spin_args: list[str], desugared: tuple[Path, Path] | None = None) -> SavedTrails:
     """Copy the trails pan wrote to beside the model under pan's own names, replacing older
     ones as pan does (``m.pml.trail``; ``m.pml1.trail``, ... after it under -e or -cN; pan -i
     and -I rewrite the one ``m.pml.trail``, the shortest being the last).  Where the model's
@@ -681,7 +781,7 @@ def _save_trails(report: PanReport, workdir: Path, model: Path, keep_dir: Path |
         # pan leaves it too, and spin -t would replay it: say it is not this run's.
         written = "wrote no trail" if not report.trail_files else "wrote other trails"
         notes.append(f"{stale} is an earlier run's: this run {written}")
-    return _SavedTrails(paths, replay, notes)
+    return SavedTrails(paths, replay, notes)
 
 
 def _keep_elsewhere(source: Path, keep_dir: Path | None) -> Path | None:
