@@ -25,8 +25,8 @@ from pathlib import Path
 from topspin_py.errors import TopspinError, UsageError
 from topspin_py.pan import toolchain
 from topspin_py.promela import ast, build_model, parse_file
-from topspin_py.promela.parser import parse_text
 from topspin_py.promela.model import Model
+from topspin_py.promela.parser import parse_text
 
 LTL_TRANSLATIONS = "_spin_nvr.tmp"   # spin -a's never claims for the model's ltl formulas
 N_CLAIM = 1                          # Btypes[] of a claim (pan.c's enum btypes)
