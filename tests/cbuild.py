@@ -235,8 +235,12 @@ def action_source(prepared: Prepared) -> str:
                 prefix = f"(({proc.struct} *) (d + proc_offset[{proc.slot}]))->"
                 body += ["\t" + _rename(f, lvalue) for lvalue in f.lvalues(prefix)]
             body.append("}")
+    if prepared.group.moves_values:
+        raise NotImplementedError("the harness's own action renames pids and channel ids only, "
+                                  "not the values of a scalar domain")
     for chan in layout.channels:
-        fields = layout.channel_types[chan.struct].value_fields
+        # (a message field of a scalar domain the group does not move keeps its values)
+        fields = [f for f in layout.channel_types[chan.struct].value_fields if f.holds in (PID, CHAN)]
         if fields:
             capacity = layout.channel_types[chan.struct].capacity
             body += [f"if ({chan.id} <= src->_nr_qs)",

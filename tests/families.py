@@ -678,9 +678,80 @@ loop:
 """ + _init(runs + ["if"] + inject + ["fi"])
 
 
+def hypercube_by_dimension(m: int, scalarset: bool = False) -> str:
+    """The hypercube of :func:`hypercube` where the program lets the dimensions be permuted:
+    the routing table still names a dimension, a number 1 .. m held in ``chosen``, and node v
+    still gets the inputs of its neighbours as the parameters ``out1`` .. ``outm`` (dimension
+    order), but an option only chooses (``chosen = d``, then ``next = outd``), and the send
+    comes after the ``if``s, so no node is stored inside an option.  Dimension 0 is not used:
+    ``chosen`` is dead once ``next`` is set and SPIN resets it to 0 there, a value every
+    permutation must then fix.  A symmetry of the cube with dimension permutation s maps
+    ``chosen == d -> next = outd`` to ``chosen == s(d) -> next = out s(d)`` (the values of
+    ``chosen`` renamed, the parameters ``out`` renamed with them: validity.param_permutation),
+    and each routing option to another: the geometric group, 2^m m!.  With ``scalarset`` the
+    dimensions are the values of ``mtype:dim``, declared a scalarset in a comment (Murphi's
+    habit: pragmas.py), and ``chosen`` is of that type.
+    """
+    if m < 1:
+        raise ValueError("a hypercube has at least one dimension")
+    nodes = range(2 ** m)
+    dims = range(1, m + 1)
+
+    def dim(d: int) -> str:
+        return f"d{d}" if scalarset else str(d)
+    destinations = [f":: _pid != {w + 1} -> dest = {w + 1}" for w in nodes]
+    routes = [f":: _pid == {v + 1} && dest == {w + 1} -> chosen = {dim(d + 1)}"
+              for v in nodes for w in nodes if v != w for d in range(m) if (v ^ w) >> d & 1]
+    outputs = [f":: chosen == {dim(d)} -> next = out{d}" for d in dims]
+    declaration = (f"/* topspin: scalarset dim */\nmtype:dim = {{ {', '.join(dim(d) for d in dims)} }};\n"
+                   if scalarset else "")
+    params = "; ".join(["chan in"] + [f"chan out{d}" for d in dims])
+    runs = [f"run node({', '.join(f'link{u + 1}' for u in [v] + [v ^ 1 << d for d in range(m)])});"
+            for v in nodes]
+    inject = [f":: link{v + 1}!packet; dest = {v + 1}" for v in nodes]
+    return f"""mtype = {{packet}};
+{declaration}
+{_chans((f"link{v + 1}" for v in nodes), 1, 'mtype')}
+
+pid dest = 0;
+pid current = 0;
+
+proctype node({params})
+{{
+  {"mtype:dim" if scalarset else "byte"} chosen;
+  chan next;
+loop:
+  atomic {{
+    in?packet;
+    current = _pid;
+    if
+    :: dest == _pid ->
+       if
+{_join(destinations, '       ')}
+       fi
+    :: else -> skip
+    fi
+  }};
+  atomic {{
+    if
+{_join(routes, '    ')}
+    fi;
+    if
+{_join(outputs, '    ')}
+    fi;
+    next!packet;
+    current = 0
+  }};
+  goto loop
+}}
+
+""" + _init(runs + ["if"] + inject + ["fi"])
+
+
 GENERATORS = {f.__name__: f for f in (
     mutex, peterson, peterson_noatomic, resource_allocator, alternating_resource_allocator,
-    priority_resource_allocator, three_tiered, hypercube, hypercube_by_neighbour, load_balancer, load_balancer_fig6,
+    priority_resource_allocator, three_tiered, hypercube, hypercube_by_neighbour, hypercube_by_dimension,
+    load_balancer, load_balancer_fig6,
     email)}
 
 

@@ -69,7 +69,10 @@ An element (pid map P, channel map C; ``Group.alpha``) maps a state to its image
    holds a channel id a value c in 1..nchans by C[c]; message fields only in the first
    ``Qlen`` slots of their queue.  A field holding pids with an offset k (its value v names
    pid v + k) has v replaced by P[v + k] - k when v + k is a pid, and kept otherwise (255,
-   "nobody").
+   "nobody").  A field that holds the values of a scalar domain D (types.Domain) has a value
+   v of D replaced by its image under the element (``Alpha.value``), any other value kept;
+4. the parameters the group keeps in their slots (``Alpha.slot_constants``: each process's are
+   constants of its slot) are, in the image, the destination slot's own bytes, unrenamed.
 
 Orbits
 ------
@@ -100,10 +103,10 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from topspin_py.layout.statevector import StateLayout, ValueField, read_layout
+from topspin_py.layout.statevector import StateLayout, ValueField, read_layout, renamed
 from topspin_py.pan import toolchain
 from topspin_py.promela import Model, load_model
-from topspin_py.symmetry.types import CHAN, PID, infer_types
+from topspin_py.symmetry.types import CHAN, PID, domain_of, infer_types
 from topspin_py.symmetry.validity import Alpha
 
 LAYOUT_FILE = "oracle_layout.txt"
@@ -592,11 +595,16 @@ class _ElementImage:
 
     @staticmethod
     def build(source: list[int], kept, renames: Sequence[_Rename], P: tuple[int, ...],
-              C: tuple[int, ...]) -> "_ElementImage":
+              C: tuple[int, ...], values: dict[str, bytes] | None = None) -> "_ElementImage":
         tables = {(CHAN, 0): bytes(C[v] if 1 <= v < len(C) else v for v in range(256))}
         for k in {0} | {r.offset for r in renames if r.kind == PID}:
             # v names pid v + k; a value that names no pid stays
             tables[PID, k] = bytes((P[v + k] - k) % 256 if 0 <= v + k < len(P) else v for v in range(256))
+        for r in renames:
+            domain = domain_of(r.kind)
+            if domain is not None:
+                # the values of a domain the element does not move stay
+                tables[r.kind, 0] = (values or {}).get(domain, bytes(range(256)))
         plain, messages, other = [], [], []
         for r in renames:
             position = r.base + r.bits.start
@@ -678,8 +686,29 @@ class GroupAction:
         source = _moved(source, moves, kept)
         # 2. elements of arrays indexed by pid
         source = _moved(source, self._array_moves(P), kept)
-        # 3. renaming of pid and channel values, at their places in the image
-        return _ElementImage.build(source, kept, self._renames, P, C)
+        # 4. the slot constants: the destination's own bytes (and not renamed in 3.)
+        constants = self._slot_constants(alpha)
+        for position in constants:
+            source[position] = position
+        # 3. renaming of pid and channel values and of values of scalar domains, at their
+        # places in the image
+        renames = [r for r in self._renames if r.base + r.bits.start not in constants]
+        values = {domain: bytes(alpha.value(domain, v) for v in range(256))
+                  for domain in {d for (d, _v), _image in alpha.values}}
+        return _ElementImage.build(source, kept, renames, P, C, values)
+
+    def _slot_constants(self, alpha: Alpha) -> set[int]:
+        """The positions in ``now`` of the bytes of the parameters kept in their slots."""
+        kept = dict(alpha.slot_constants)
+        positions: set[int] = set()
+        for process in self.layout.processes:
+            for name in kept.get(process.proctype, ()):
+                struct, offset = self._slot(process.pid)
+                bits = self._bits(struct, name)
+                if not bits.whole_bytes:
+                    raise OracleError(f"{struct}.{name}: a slot constant that is not whole bytes")
+                positions.update(range(offset + bits.start, offset + bits.start + bits.size))
+        return positions
 
     def _queue_shape(self, struct: str) -> tuple:
         """What must agree for a queue to move into another's place: its size, and where its
@@ -723,13 +752,13 @@ class GroupAction:
         processes and queues only trade places with others of their shape)."""
         renames = []
         for f in self.layout.state_fields:
-            if f.holds in (PID, CHAN):
+            if renamed(f.holds):
                 renames += [_Rename(self._bits("State", lv), 0, f.holds, offset=f.offset) for lv in f.lvalues("")]
         for process in self.layout.processes:
             struct, offset = self._slot(process.pid)
             renames.append(_Rename(self._bits(struct, "_pid"), offset, PID))
             for f in self.layout.proctypes[process.proctype].fields:
-                if f.holds in (PID, CHAN):
+                if renamed(f.holds):
                     renames += [_Rename(self._bits(struct, lv), offset, f.holds, offset=f.offset)
                                 for lv in f.lvalues("")]
         for chan in self.layout.channels:

@@ -18,7 +18,7 @@ from sympy.combinatorics import Permutation
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import families  # noqa: E402
 
-from topspin_py.codegen.chain import c_point, process_swaps  # noqa: E402
+from topspin_py.codegen.chain import point_numbering, process_swaps  # noqa: E402
 from topspin_py.promela import load_model  # noqa: E402
 from topspin_py.symmetry.detect import detect  # noqa: E402
 
@@ -34,8 +34,10 @@ def _swaps_of(source: str, tmp_path: Path):
 
 
 def _as_group_element(group, n_pids: int, images: tuple[int, ...]) -> Permutation:
-    index = {c_point(point, n_pids): i for i, point in enumerate(group.points)}
-    return Permutation([index[images[c_point(point, n_pids)]] for point in group.points])
+    n_chans = sum(1 for kind, _ in group.points if kind == "chan")
+    point_of = point_numbering(group, n_pids, n_chans)   # (values of scalar domains after the channels)
+    index = {point_of(i): i for i in range(len(group.points))}
+    return Permutation([index[images[point_of(i)]] for i in range(len(group.points))])
 
 
 @pytest.mark.parametrize("label, source, expected_pairs", [

@@ -223,7 +223,9 @@ def test_pid_and_channel_fields_of_a_client_server_model(tmp_path):
     assert found(layout.proctypes["Server"].fields) == {
         ("P1", "who", "pid", False), ("P1", "back", "chan", False),
         ("P1", "_6_2_idle", "pid", False),  # `idle`, renamed by its block scope
-        ("P1", "r.who", "pid", False), ("P1", "r.reply", "chan", False)}
+        ("P1", "r.who", "pid", False), ("P1", "r.reply", "chan", False),
+        # an mtype compared with two message types only: a scalar domain (types.py)
+        ("P1", "m", "scalar:m", False)}
     assert layout.proctypes[":init:"].fields == ()
     idle = next(f for f in layout.proctypes["Server"].fields if f.name == "_6_2_idle")
     assert idle.source == ("local", "Server", "idle")
@@ -272,7 +274,7 @@ def test_channel_types_and_message_kinds(tmp_path):
     requests = layout.channel_types[channels["requests"].struct]
     assert (requests.declared_in, requests.member, requests.capacity) == ("State", "requests", 2)
     assert [(f.name, f.holds) for f in requests.message] == [
-        ("contents[2].fld0", "data"), ("contents[2].fld1", "pid"), ("contents[2].fld2", "chan")]
+        ("contents[2].fld0", "scalar:m"), ("contents[2].fld1", "pid"), ("contents[2].fld2", "chan")]
     records = layout.channel_types[channels["records"].struct]
     # the typedef Req is flattened: who, amount, reply, urgent
     assert [f.holds for f in records.message] == ["pid", "data", "chan", "data"]
@@ -422,12 +424,14 @@ def test_corpus_loadbalancer(corpus, tmp_path):
                 "clients3", "null"]
     assert found(layout.state_fields) == {("State", name, "chan", False) for name in channels}
     assert found(layout.proctypes["client"].fields) == {("P0", "in", "chan", False)}
-    assert found(layout.proctypes["loadBalancer"].fields) == {("P1", "link", "chan", False)}
+    # msg, an mtype compared with constants only, is a scalar domain (types.py)
+    assert found(layout.proctypes["loadBalancer"].fields) == {("P1", "link", "chan", False),
+                                                              ("P1", "msg", "scalar:msg", False)}
     assert found(layout.proctypes["server"].fields) == {
         ("P2", "in", "chan", False), ("P2", "current_client", "chan", False)}
     messages = {c.name: [f.holds for f in layout.channel_types[c.struct].message]
                 for c in layout.channels}
-    assert messages == {name: ["data", "chan"] if name in channels[:3] else ["data"]
+    assert messages == {name: ["scalar:msg", "chan"] if name in channels[:3] else ["data"]
                         for name in channels}
     assert [p.proctype for p in layout.processes] == [
         ":init:", "loadBalancer", "client", "client", "client", "client", "server", "server"]
@@ -446,7 +450,8 @@ def test_corpus_2s3cs(corpus, tmp_path):
         ("P2", "link", "chan", False), ("P2", "current_server", "chan", False)}
     messages = {c.name: [f.holds for f in layout.channel_types[c.struct].message]
                 for c in layout.channels}
-    assert messages == {**{n: ["data", "chan"] for n in links}, **{n: ["data"] for n in others}}
+    # the clients' and servers' message type: a scalar domain of the message fields (types.py)
+    assert messages == {**{n: ["data", "chan"] for n in links}, **{n: ["scalar:message"] for n in others}}
     assert [p.slot for p in layout.processes] == list(range(10))
 
 

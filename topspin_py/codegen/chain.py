@@ -10,9 +10,10 @@ elements below it (Sims' method; sympy's ``schreier_sims_incremental`` gives the
 generators, Butler, *Fundamental Algorithms for Permutation Groups*, LNCS 559, ch. 9).
 
 Points in C: pid ``p`` is point ``p`` (0 <= p < n_pids); channel id ``c`` (1-based) is point
-``n_pids + c - 1``.  The base lists the moved pids first, in increasing order, then the moved
-channels: the segmented strategy orders images by the processes' invariant parts taken in base
-order, which is then the order of process slots.
+``n_pids + c - 1``; the values of the scalar domains follow, in the group's order of points
+(``n_pids + n_chans + k`` for the k-th: value_points).  The base lists the moved pids first, in
+increasing order, then the moved channels and values: the segmented strategy orders images by
+the processes' invariant parts taken in base order, which is then the order of process slots.
 """
 
 from __future__ import annotations
@@ -41,10 +42,11 @@ class Chain:
     n_pids: int
     n_chans: int
     levels: tuple[Level, ...]
+    n_values: int = 0
 
     @property
     def n_points(self) -> int:
-        return self.n_pids + self.n_chans
+        return self.n_pids + self.n_chans + self.n_values
 
     @property
     def size(self) -> int:
@@ -55,26 +57,44 @@ class Chain:
         return size
 
 
-def c_point(point: tuple[str, int], n_pids: int) -> int:
-    """The C point of ``("pid", p)`` or ``("chan", id)`` (see the module's docstring)."""
+def c_point(point: tuple, n_pids: int, values: dict | None = None) -> int:
+    """The C point of ``("pid", p)``, ``("chan", id)`` or a value point (``values``: from
+    value_points) (see the module's docstring)."""
     kind, value = point
+    if kind == "val":
+        assert values is not None, "a value point needs the numbering of value_points"
+        return values[point]
     return value if kind == "pid" else n_pids + value - 1
 
 
+def value_points(group: Group, n_pids: int, n_chans: int) -> dict:
+    """The C point of each value point of ``group``: after the pids and channels, in order."""
+    found = [point for point in group.points if point[0] == "val"]
+    return {point: n_pids + n_chans + k for k, point in enumerate(found)}
+
+
+def point_numbering(group: Group, n_pids: int, n_chans: int):
+    """index in group.points -> C point."""
+    values = value_points(group, n_pids, n_chans)
+    numbers = [c_point(point, n_pids, values) for point in group.points]
+    return numbers.__getitem__
+
+
 def stabiliser_chain(group: Group, n_pids: int, n_chans: int) -> Chain:
-    """The chain of ``group`` with base: moved pids in increasing order, then moved channels."""
-    def point_of(index: int) -> int:
-        return c_point(group.points[index], n_pids)
+    """The chain of ``group`` with base: moved pids in increasing order, then moved channels
+    and values."""
+    point_of = point_numbering(group, n_pids, n_chans)
+    n_values = len(value_points(group, n_pids, n_chans))
 
     degree = group.perm_group.degree
     moved = [i for i in range(degree) if any(g(i) != i for g in group.perm_group.generators)]
     base_wanted = sorted(moved, key=point_of)
     if not base_wanted:
-        return Chain(n_pids, n_chans, ())
+        return Chain(n_pids, n_chans, (), n_values)
     base, strong = group.perm_group.schreier_sims_incremental(base=base_wanted)
     distributed = _distribute_gens_by_base(base, strong)
     transversals = _orbits_transversals_from_bsgs(base, distributed, transversals_only=True)
-    identity = tuple(range(n_pids + n_chans))
+    identity = tuple(range(n_pids + n_chans + n_values))
     levels = []
     for point, transversal in zip(base, transversals):
         if len(transversal) == 1:
@@ -82,7 +102,7 @@ def stabiliser_chain(group: Group, n_pids: int, n_chans: int) -> Chain:
         elements = [c_images(transversal[x], point_of, identity)
                     for x in sorted(transversal, key=lambda x: not transversal[x].is_Identity)]
         levels.append(Level(point_of(point), group.points[point][0] == "pid", tuple(elements)))
-    chain = Chain(n_pids, n_chans, tuple(levels))
+    chain = Chain(n_pids, n_chans, tuple(levels), n_values)
     if chain.size != group.order:
         raise AssertionError(f"stabiliser chain spells {chain.size} elements, the group has {group.order}")
     return chain
@@ -146,8 +166,7 @@ def process_swaps(group: Group, n_pids: int, n_chans: int,
         return PermutationGroup([Permutation([on_pids[group.points[g(i)][1]] for i in pid_points])
                                  for g in group.perm_group.generators])
 
-    def point_of(index: int) -> int:
-        return c_point(group.points[index], n_pids)
+    point_of = point_numbering(group, n_pids, n_chans)
 
     def swap(x: int, y: int) -> Permutation | None:
         element = _pure_swap(group, index, degree, x, y, owned)
@@ -159,7 +178,7 @@ def process_swaps(group: Group, n_pids: int, n_chans: int,
         fixing = group.perm_group.pointwise_stabilizer(others)
         return dict(fixing.orbit_transversal(index[("pid", x)], pairs=True))[index[("pid", y)]]
 
-    identity = tuple(range(n_pids + n_chans))
+    identity = tuple(range(n_pids + n_chans + len(value_points(group, n_pids, n_chans))))
     swaps: dict[tuple[int, int], tuple[int, ...]] = {}
 
     def record(x: int, y: int, element: Permutation) -> None:

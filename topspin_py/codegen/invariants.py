@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from ..layout.statevector import CHAN, PID, ChannelSlot, Member, ProcessSlot, StateLayout, ValueField
 from ..symmetry.detect import Group
+from ..symmetry.types import domain_of
 from .trees import flat_blocks, symmetric_trees
 
 # Rounds of refinement; each costs one pass over the relations.  Two rounds separate a
@@ -74,15 +75,18 @@ def point_value(value: str, offset: int) -> str:
 
 
 def key_context(layout: StateLayout, moved_processes: list[ProcessSlot],
-                moved_channels: list[ChannelSlot], static_names: set[str]) -> dict:
-    """The variables of _keys.c.j2 for ``layout``."""
+                moved_channels: list[ChannelSlot], static_names: set[str],
+                constant_members: dict[str, set[str]] | None = None) -> dict:
+    """The variables of _keys.c.j2 for ``layout``; ``constant_members``: by struct, the
+    parameters that are constants of their slots (masked: another slot holds its own)."""
     labels = _Labels()
     structs: dict[str, list[str]] = {}  # struct -> statements that set its masked fields in `m`
     processes = []
     for proc in moved_processes:
         if proc.struct not in structs:
             structs[proc.struct] = ["m->_pid = all;"] + [
-                stmt for f in layout.proctypes[proc.proctype].fields for stmt in _mask_statements(f)]
+                stmt for f in layout.proctypes[proc.proctype].fields for stmt in _mask_statements(f)] + [
+                f"m->{member} = all;" for member in sorted((constant_members or {}).get(proc.struct, ()))]
         processes.append({"pid": proc.pid, "slot": proc.slot, "struct": proc.struct})
     channels = []
     for chan in moved_channels:
@@ -128,6 +132,8 @@ def key_context(layout: StateLayout, moved_processes: list[ProcessSlot],
         prefix = f"(({proc.struct} *) TS_PROC(&ts_orig, {proc.slot}))->"
         running = f"{proc.slot} < ts_orig._nr_pr"
         for f in layout.proctypes[proc.proctype].fields:
+            if domain_of(f.holds) is not None:
+                continue  # a value of a scalar domain names no process or channel (masked above)
             if not f.pid_indexed:
                 relations.extend(Relation(str(proc.pid), lvalue, _kind(f),
                                           labels.named(proc.struct, lvalue[len(prefix):]), running,
@@ -155,7 +161,8 @@ def key_context(layout: StateLayout, moved_processes: list[ProcessSlot],
         {"id": chan.id, "struct": chan.struct, "capacity": layout.channel_types[chan.struct].capacity,
          "field": f.path[-1].name, "kind": _kind(f), "label": labels.named("message", f.path[-1].name),
          "offset": f.offset}
-        for chan in layout.channels for f in layout.channel_types[chan.struct].value_fields]
+        for chan in layout.channels for f in layout.channel_types[chan.struct].value_fields
+        if f.holds in (PID, CHAN)]
     return {
         "key_structs": [{"struct": s, "statements": stmts} for s, stmts in structs.items()],
         "key_processes": processes,
@@ -166,7 +173,11 @@ def key_context(layout: StateLayout, moved_processes: list[ProcessSlot],
         "message_relations": message_relations,
         "refine_rounds": REFINE_ROUNDS if relations or message_relations else 0,
         # Seed 001, Prop. 2: ties are decided by comparing markers (see the module's docstring).
-        "cheap_swaps": not relations and not message_relations and not moved_channels,
+        # Not when a slot holds values of a scalar domain: masked, they would compare equal,
+        # yet swapping the processes leaves them where they are.
+        "cheap_swaps": not relations and not message_relations and not moved_channels
+        and not any(domain_of(f.holds) is not None for p in moved_processes
+                    for f in layout.proctypes[p.proctype].fields),
     }
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from sympy.combinatorics import Permutation, PermutationGroup
 
 from ..symmetry.detect import Group
-from .chain import Chain, c_images, c_point
+from .chain import Chain, c_images, point_numbering, value_points
 
 Images = tuple[int, ...]
 
@@ -54,9 +54,9 @@ def minimising_set(group: Group, chain: Chain, swaps: dict[tuple[int, int], Imag
 def climbing_set(group: Group, n_pids: int, n_chans: int, swaps: dict[tuple[int, int], Images]) -> list[Images]:
     """The localsearch strategy's moves: the group's generators, their inverses and the
     process swaps."""
-    identity = tuple(range(n_pids + n_chans))
-    generators = [c_images(g, lambda index: c_point(group.points[index], n_pids), identity)
-                  for g in group.perm_group.generators]
+    point_of = point_numbering(group, n_pids, n_chans)
+    identity = tuple(range(n_pids + n_chans + len(value_points(group, n_pids, n_chans))))
+    generators = [c_images(g, point_of, identity) for g in group.perm_group.generators]
     inverses = [_inverse(g) for g in generators]
     return _distinct(generators + inverses + sorted(set(swaps.values())), identity)
 

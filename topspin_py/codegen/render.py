@@ -44,14 +44,16 @@ templates/markers.c.j2, :mod:`topspin_py.codegen.markers`)
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import TopspinError
-from ..layout.statevector import CHAN, PID, StateLayout, ValueField
+from ..layout.statevector import CHAN, DATA, PID, StateLayout, ValueField
 from ..pan.flags import define_name
 from ..resources import template_environment
 from ..symmetry.detect import Group
-from .chain import c_point, process_swaps, setwise_stabiliser, stabiliser_chain
+from ..symmetry.types import domain_of
+from .chain import point_numbering, process_swaps, setwise_stabiliser, stabiliser_chain, value_points
 from .invariants import key_context, symmetric_blocks
 from .markers import markers_context, node_tables
 from .minimising import climbing_set, inverse_images, minimising_set, swap_classes
@@ -117,7 +119,11 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
     _refuse_unsupported(layout)
     n_pids = max(max((p.pid for p in layout.processes), default=-1) + 1, 1)
     n_chans = max((c.id for c in layout.channels), default=0)
+    constants = _slot_constants(group, layout)
+    layout = _as_the_group_acts(layout, constants, _moved_domains(group))
     movements = _movements(group, layout, n_pids, n_chans)
+    movements.update(domains=_domain_tables(group, n_pids, n_chans), slot_constants=constants,
+                     n_values=len(value_points(group, n_pids, n_chans)))
     last_moved_slot = max((p.slot for p in movements["moved_processes"]), default=-1)
     last_moved_channel = max((c.id for c in movements["moved_channels"]), default=0)
     if STRATEGIES[strategy].symmetric_trees_only:
@@ -255,6 +261,7 @@ def _start_up_chains(group: Group, layout: StateLayout, n_pids: int, n_chans: in
             existing_chans = chan.id
         existing = frozenset(i for i in moved if (
             slot_of.get(group.points[i][1], n) < n if group.points[i][0] == "pid"
+            else True if group.points[i][0] == "val"   # (a value exists in every state)
             else group.points[i][1] <= existing_chans))
         if existing not in index_of:
             subgroup = setwise_stabiliser(group.perm_group, existing, moved)
@@ -262,8 +269,9 @@ def _start_up_chains(group: Group, layout: StateLayout, n_pids: int, n_chans: in
             chain = stabiliser_chain(dataclasses.replace(group, perm_group=subgroup), n_pids, n_chans)
             index_of[existing] = len(chains)
             when = f"only {names} exist" if names else "none exists"
-            c_points = frozenset(c_point(group.points[i], n_pids) for i in existing) | frozenset(
-                c_point(group.points[i], n_pids) for i in range(group.perm_group.degree) if i not in moved)
+            point_of = point_numbering(group, n_pids, n_chans)
+            c_points = frozenset(point_of(i) for i in existing) | frozenset(
+                point_of(i) for i in range(group.perm_group.degree) if i not in moved)
             chains.append(_chain_context(chain, f"start-up, while of the moved points {when}: "
                                                 f"order {subgroup.order()}", c_points))
         start_up.append(index_of[existing])
@@ -288,7 +296,7 @@ def _chain_context(chain, description: str, existing: frozenset[int] | None) -> 
 def _swaps(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> dict:
     """The swap elements of segmented's pruning, as a table by pair of pids (-1: none)."""
     swaps = process_swaps(group, n_pids, n_chans, {p.pid: p.channels for p in layout.processes})
-    rows = sorted(set(swaps.values())) or [tuple(range(n_pids + n_chans))]
+    rows = sorted(set(swaps.values())) or [tuple(range(n_pids + n_chans + len(value_points(group, n_pids, n_chans))))]
     row_of = {images: i for i, images in enumerate(rows)}
     index = [[row_of[swaps[(x, y)]] if (x, y) in swaps else -1 for y in range(n_pids)]
              for x in range(n_pids)]
@@ -313,6 +321,7 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
     for generator in group.generators:
         moved_pids.update(p for p in range(n_pids) if generator.pid(p) != p)
         moved_chans.update(c for c in range(1, n_chans + 1) if generator.chan(c) != c)
+    domains = _moved_domains(group)
     return {
         "pid_received": pid_received,
         "moved_processes": [p for p in layout.processes if p.pid in moved_pids],
@@ -321,7 +330,7 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
         # channels move with the pids (validity.py, channel_ref), the array stays.
         "global_arrays": [_array(f) for f in layout.globals if f.pid_indexed and f.in_state_vector
                           and not (f.source[0] == "global" and f.source[1] in static_names)],
-        "global_values": [_value(f, lvalue) for f in layout.state_fields if f.holds in (PID, CHAN)
+        "global_values": [_value(f, lvalue, domains) for f in layout.state_fields if _renamed_here(f, domains)
                           and not (f.source[0] == "global" and f.source[1] in static_names)
                           for lvalue in f.lvalues("ts_dst->")],
         "local_arrays": [
@@ -333,8 +342,8 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
         "local_values": [
             {"slot": proc.slot, "values": values}
             for proc in layout.processes
-            for values in [[_value(f, lvalue) for f in layout.proctypes[proc.proctype].fields
-                            if f.holds in (PID, CHAN)
+            for values in [[_value(f, lvalue, domains) for f in layout.proctypes[proc.proctype].fields
+                            if _renamed_here(f, domains)
                             for lvalue in f.lvalues(f"(({proc.struct} *) TS_PROC(ts_dst, {proc.slot}))->")]
                            + ([{"lvalue": f"(({proc.struct} *) TS_PROC(ts_dst, {proc.slot}))->_pid",
                                 "map": "ts_pid", "kind_array": "P", "offset": 0}] if pid_received else [])]
@@ -342,17 +351,21 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
         ],
         "message_values": [
             {"id": chan.id, "struct": chan.struct, "capacity": layout.channel_types[chan.struct].capacity,
-             "fields": [{"name": f.path[-1].name, **_mapping(f)}
-                        for f in layout.channel_types[chan.struct].value_fields]}
-            for chan in layout.channels if layout.channel_types[chan.struct].value_fields
+             "fields": [{"name": f.path[-1].name, **_mapping(f, domains)}
+                        for f in layout.channel_types[chan.struct].value_fields if _renamed_here(f, domains)]}
+            for chan in layout.channels
+            if any(_renamed_here(f, domains) for f in layout.channel_types[chan.struct].value_fields)
         ],
     }
 
 
 def _key_context(group: Group, layout: StateLayout, movements: dict) -> dict:
     """_keys.c.j2's variables (invariants.key_context) for the points the group moves."""
+    constant_members: dict[str, set[str]] = {}
+    for constant in movements.get("slot_constants", ()):
+        constant_members.setdefault(constant["struct"], set()).add(constant["member"])
     return key_context(layout, movements["moved_processes"], movements["moved_channels"],
-                       _static_channel_names(group))
+                       _static_channel_names(group), constant_members)
 
 
 def _segmented_keys(group: Group, layout: StateLayout, movements: dict) -> dict:
@@ -384,17 +397,83 @@ def _refuse_unsupported(layout: StateLayout) -> None:
                                    "the enumerate strategy renames only plain message fields")
 
 
-def _mapping(f: ValueField) -> dict:
-    """How _apply.c.j2 renames the values of ``f``: ts_pid, ts_chan, or ts_lid for pids with
-    an offset (``offset`` is then its third argument)."""
+def _mapping(f: ValueField, domains: Sequence[str] = ()) -> dict:
+    """How _apply.c.j2 renames the values of ``f``: ts_pid, ts_chan, ts_lid for pids with an
+    offset (``offset`` is then its third argument), or ts_val_K for the K-th scalar domain
+    the group moves (by the element's images of all points, ``g``)."""
+    domain = domain_of(f.holds)
+    if domain is not None:
+        return {"map": f"ts_val_{domains.index(domain)}", "kind_array": "g", "offset": 0}
     if f.holds == PID and f.offset:
         return {"map": "ts_lid", "kind_array": "P", "offset": f.offset}
     return {"map": "ts_pid" if f.holds == PID else "ts_chan", "kind_array": "P" if f.holds == PID else "C",
             "offset": 0}
 
 
-def _value(f: ValueField, lvalue: str) -> dict:
-    return {"lvalue": lvalue, **_mapping(f)}
+def _value(f: ValueField, lvalue: str, domains: Sequence[str]) -> dict:
+    return {"lvalue": lvalue, **_mapping(f, domains)}
+
+
+def _renamed_here(f: ValueField, domains: Sequence[str]) -> bool:
+    """Whether the canonicaliser renames the values of ``f``: pids, channel ids, and the values
+    of the scalar domains the group moves."""
+    domain = domain_of(f.holds)
+    return f.holds in (PID, CHAN) if domain is None else domain in domains
+
+
+def _moved_domains(group: Group) -> list[str]:
+    """The scalar domains whose values the group moves, in a fixed order."""
+    return sorted({d for g in group.generators for (d, _v), _image in g.values})
+
+
+def _domain_tables(group: Group, n_pids: int, n_chans: int) -> list[dict]:
+    """For each scalar domain the group moves (ts_val_K of _apply.c.j2): the C point of each of
+    its values (by value, -1 for a value that is not one of them), the value of each of its
+    points (from the first one, ``base``)."""
+    numbers = value_points(group, n_pids, n_chans)
+    tables = []
+    for name in _moved_domains(group):
+        points = sorted((q, v) for (kind, value), q in numbers.items() if value[0] == name
+                        for v in [value[1]])
+        base = points[0][0]
+        if [q for q, _v in points] != list(range(base, base + len(points))):
+            raise AssertionError(f"the values of '{name}' are not consecutive C points")
+        point_of_value = [-1] * 256
+        for q, v in points:
+            point_of_value[v] = q
+        tables.append({"name": name, "base": base, "point_of_value": point_of_value,
+                       "values": [v for _q, v in points]})
+    return tables
+
+
+def _slot_constants(group: Group, layout: StateLayout) -> list[dict]:
+    """The parameters each process keeps in its slot (Group.slot_constants: its image gets
+    the destination slot's own, _apply.c.j2): one entry per process and parameter."""
+    return [{"slot": proc.slot, "struct": proc.struct, "member": name}
+            for proc in layout.processes for name in group.slot_constants.get(proc.proctype, ())]
+
+
+def _as_the_group_acts(layout: StateLayout, constants: list[dict], domains: list[str]) -> StateLayout:
+    """``layout`` as the group acts on it: the slot constants left out of the places a
+    permutation renames (the canonicaliser puts the destination slot's own values there
+    instead) and of what the keys relate (a constant of its slot tells no state apart), and the
+    places of a scalar domain the group does not move read as data (the keys must not mask
+    them: a strategy may take two processes whose masked bytes agree for interchangeable)."""
+    kept = {(c["struct"], c["member"]) for c in constants}
+
+    def acted_on(f: ValueField) -> bool:
+        domain = domain_of(f.holds)
+        return (f.struct, f.path[0].name) not in kept and (domain is None or domain in domains or f.pid_indexed)
+
+    def as_data(f: ValueField) -> ValueField:
+        return f if acted_on(f) or domain_of(f.holds) is None else dataclasses.replace(f, holds=DATA)
+
+    proctypes = {name: dataclasses.replace(proctype, fields=tuple(f for f in proctype.fields if acted_on(f)))
+                 for name, proctype in layout.proctypes.items()}
+    channel_types = {name: dataclasses.replace(ctype, message=tuple(map(as_data, ctype.message)))
+                     for name, ctype in layout.channel_types.items()}
+    globals_ = tuple(f for f in layout.globals if acted_on(f))
+    return dataclasses.replace(layout, proctypes=proctypes, channel_types=channel_types, globals=globals_)
 
 
 def _array(f: ValueField) -> dict:

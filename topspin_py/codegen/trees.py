@@ -55,9 +55,9 @@ def symmetric_trees(group: Group, n_pids: int) -> list[Node] | None:
     """One root per component (a node with no points whose children are the top blocks), or
     None when the group is not a direct product of trees of symmetric groups."""
     perm_group = group.perm_group
-    if perm_group.order() == 1:
-        return None
-    point_of = [c_point(point, n_pids) for point in group.points]
+    if perm_group.order() == 1 or group.moves_values:
+        return None  # (values of a scalar domain are no processes, nor hang from them)
+    point_of = [c_point(point, n_pids) if point[0] != "val" else -1 for point in group.points]
     orbits = [sorted(o) for o in perm_group.orbits() if len(o) > 1]
     roots = []
     orders = []

@@ -30,7 +30,7 @@ from typing import Iterator, Sequence
 
 from ..promela import ast
 from ..promela.model import INIT, Model
-from ..symmetry.types import CHAN, DATA, LAST_SLOT, PID, TypeInfo, infer_types
+from ..symmetry.types import CHAN, DATA, LAST_SLOT, PID, TypeInfo, domain_of, infer_types
 from .panh import CField, CStruct, LayoutError, PanHeader, PanSource, QueueCreation, read_pan_c, read_pan_h
 
 # Fields of State that are pan's own bookkeeping, not Promela globals (pan.h, struct State).
@@ -160,7 +160,7 @@ class ChannelType:
 
     @property
     def value_fields(self) -> tuple[ValueField, ...]:
-        return tuple(f for f in self.message if f.holds in (PID, CHAN))
+        return tuple(f for f in self.message if renamed(f.holds))
 
 
 @dataclass(frozen=True)
@@ -365,7 +365,7 @@ class _Join:
         holds = DATA if tag is not None else self.types.kind(slot)
         pid_indexed = member.length is not None and self.types.index_kind(slot) == PID
         found = []
-        if holds in (PID, CHAN) or pid_indexed:
+        if renamed(holds) or pid_indexed:
             found.append(ValueField(struct, path, holds, pid_indexed, cfield.is_bitfield,
                                     cfield.ctype, slot, in_state_vector,
                                     offset=self.types.offset(slot) if holds == PID else 0,
@@ -531,6 +531,12 @@ class _Join:
             if promela_name(cfield.name, {name}) == name:
                 return cfield.name
         raise LayoutError(f"struct {struct.name} ({proctype.name}) has no field for '{name}'")
+
+
+def renamed(holds: str) -> bool:
+    """Whether a permutation renames the values of a place that ``holds`` these: pids, channel
+    ids or the values of a scalar domain (types.scalar_kind)."""
+    return holds in (PID, CHAN) or domain_of(holds) is not None
 
 
 def promela_name(c_name: str, names: set[str]) -> str | None:

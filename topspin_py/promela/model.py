@@ -35,6 +35,7 @@ from .extension import uses_extension
 from .init_runs import init_runs
 from .inline import expand_inlines
 from .parser import parse_file
+from .pragmas import scalarset_pragmas
 from .selects import expand_selects
 
 INIT = ":init:"  # the name SPIN gives the init process (procname[] in pan.c)
@@ -135,6 +136,8 @@ class Model:
     # wrote it (_spin_nvr.tmp): id of the Ltl unit -> (that unit, the claim).  The claim is what
     # pan checks, so what the symmetry must respect (validity.py); empty when not known.
     ltl_claims: dict[int, tuple[ast.Ltl, ast.Never]] = field(default_factory=dict)
+    # The mtype subtypes the model's comments declare scalarsets (pragmas.py), with where.
+    scalarsets: dict[str, SourcePos] = field(default_factory=dict)
 
     @property
     def rewritten(self) -> bool:
@@ -276,7 +279,9 @@ def load_model(path: str | Path, defines: tuple[str, ...] | list[str] = (),
                cpp_flags: tuple[str, ...] = (), merge: bool = True) -> Model:
     """Preprocess, parse and build the Model of the file at ``path`` (``cpp_flags``: spin's
     ``-E`` flags for its preprocessor, e.g. ``-I/dir``; ``merge``: see build_model)."""
-    return build_model(parse_file(path, defines, cpp_flags), str(path), merge)
+    model = build_model(parse_file(path, defines, cpp_flags), str(path), merge)
+    model.scalarsets = scalarset_pragmas(path)
+    return model
 
 
 def build_model(spec: ast.Spec, path: str | None = None, merge: bool = True) -> Model:

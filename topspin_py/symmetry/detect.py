@@ -31,6 +31,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from sympy.combinatorics import Permutation, PermutationGroup
 
@@ -48,9 +49,14 @@ class Group:
     """A valid symmetry group of a model, acting on its pids and static channels."""
 
     model: Model
-    points: list[tuple[str, int]]
+    points: list[tuple[str, Any]]  # ("pid", p), ("chan", id), ("val", (domain, v))
     perm_group: PermutationGroup
     rejected: list[tuple[Alpha, Rejection]] = field(default_factory=list)  # nauty's, invalid
+    # The scalar domains whose values the points ("val", (domain, v)) are (types.Domain), and
+    # the proctypes whose constant parameters stay in their slots, with those parameters'
+    # names (Checker.slot_constants): what the canonicaliser needs besides the points.
+    domains: dict = field(default_factory=dict)
+    slot_constants: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Permutations of processes and channels that look alike, which the text rules out, and
     # where (see _explain_what_is_left_out).
     left_out: list[tuple[Alpha, Rejection]] = field(default_factory=list)
@@ -68,11 +74,18 @@ class Group:
     def alpha(self, perm: Permutation) -> Alpha:
         pids: dict[int, int] = {}
         chans: dict[int, int] = {}
+        values: dict[tuple[str, int], int] = {}
         for i, point in enumerate(self.points):
             kind, value = point
-            image = self.points[perm(i)][1]
-            (pids if kind == "pid" else chans)[value] = image
-        return Alpha.of(pids, chans)
+            image: Any = self.points[perm(i)][1]
+            if kind == "val":
+                values[value] = image[1]
+            elif kind == "pid":
+                pids[value] = image
+            else:
+                chans[value] = image
+        return dataclasses.replace(Alpha.of(pids, chans, values),
+                                   slot_constants=tuple(sorted(self.slot_constants.items())))
 
     def orbits(self) -> list[list[str]]:
         """Orbits of more than one point, by name."""
@@ -82,17 +95,43 @@ class Group:
                 result.append([self.point_name(self.points[i]) for i in sorted(orbit)])
         return result
 
-    def point_name(self, point: tuple[str, int]) -> str:
+    def point_name(self, point: tuple) -> str:
         kind, value = point
         if kind == "pid":
             proc = self.model.processes[value]
             return f"{proc.proctype}:{value}"
+        if kind == "val":
+            domain, v = value
+            return f"{domain}={self._value_name(domain, v)}"
         return next(c.name for c in self.model.channels if c.id == value)
+
+    def _value_name(self, domain: str, v: int) -> str:
+        """An mtype's name where the domain holds mtype names, else the number."""
+        names = [name for name, value in self.model.mtypes.items() if value == v
+                 and (domain not in self.model.mtype_sets or name in self.model.mtype_sets[domain])]
+        slots = self.domains[domain].slots if domain in self.domains else ()
+        typed = any(getattr(var, "type", None) is not None and var.type.name == "mtype"
+                    for var in map(self._variable, slots))
+        return names[0] if typed and len(names) == 1 else str(v)
+
+    def _variable(self, slot):
+        if slot[0] == "global":
+            return self.model.global_named(slot[1])
+        if slot[0] == "local":
+            return next((v for v in self.model.locals.get(slot[1], []) if v.name == slot[2]), None)
+        return None
+
+    @property
+    def moves_values(self) -> bool:
+        """Whether the group permutes the values of a scalar domain."""
+        return any(point[0] == "val" and len(orbit) > 1 for orbit in self.perm_group.orbits()
+                   for point in [self.points[min(orbit)]])
 
     def cycles(self, alpha: Alpha) -> str:
         """An element in disjoint-cycle notation over process and channel names."""
-        mapping = {("pid", a): ("pid", b) for a, b in alpha.pids}
+        mapping: dict = {("pid", a): ("pid", b) for a, b in alpha.pids}
         mapping.update({("chan", a): ("chan", b) for a, b in alpha.chans})
+        mapping.update({("val", a): ("val", (a[0], b)) for a, b in alpha.values})
         seen, cycles = set(), []
         for start in sorted(mapping):
             if start in seen:
@@ -191,19 +230,29 @@ def detect(model: Model, time_bound: float = 10.0) -> Group:
     index = {p: i for i, p in enumerate(points)}
     candidates = [Permutation([index[mapping.get(p, p)] for p in points])
                   for mapping in diagram.automorphism_generators()]
-    group = Group(model, points, PermutationGroup([Permutation(list(range(len(points))))]))
+    group = Group(model, points, PermutationGroup([Permutation(list(range(len(points))))]),
+                  domains=dict(types.domains))
     group.reasons.extend(_unpermuted_lookalikes(model, types))
     group.reasons.extend(_receives_into_pid(model))
     if not candidates:
         _explain_what_is_left_out(group, model, types, checker, index)
         return group
-    valid, rejected = [], []
-    for perm in candidates:
-        rejection = checker.check(group.alpha(perm))
-        if rejection is None:
-            valid.append(perm)
-        else:
-            rejected.append((group.alpha(perm), rejection))
+    while True:
+        valid, rejected = [], []
+        for perm in candidates:
+            rejection = checker.check(group.alpha(perm))
+            if rejection is None:
+                valid.append(perm)
+            else:
+                rejected.append((group.alpha(perm), rejection))
+        # A candidate that maps the processes of a proctype onto each other only if their
+        # constant parameters are renamed: from now on those are constants of their slots, for
+        # every candidate (which may cost a candidate the plain reading allowed), once more.
+        if checker.wants_slot_constants <= checker.slot_constants:
+            break
+        checker.slot_constants = checker.slot_constants | frozenset(checker.wants_slot_constants)
+    group.slot_constants = {name: tuple(v.name for v in checker.constant_params[name])
+                            for name in sorted(checker.slot_constants)}
     group.rejected = rejected
     identity = Permutation(list(range(len(points))))
     if not rejected:
@@ -402,7 +451,7 @@ def _without_constants(node, global_names: set[str]):
     return ast.replace(node, **changes)
 
 
-def _points(model: Model) -> list[tuple[str, int]]:
+def _points(model: Model) -> list[tuple]:
     return [("pid", p.pid) for p in model.processes] + [("chan", c.id) for c in model.channels]
 
 

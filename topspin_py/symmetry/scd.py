@@ -114,7 +114,7 @@ class Diagram:
 def build_diagram(model: Model, types: TypeInfo, checker: Checker, regions: bool = True) -> Diagram:
     """The diagram of ``model``; without ``regions``, only its processes and channels (the
     candidates detect explains when the program text rules them out)."""
-    points = [("pid", p.pid) for p in model.processes] + [("chan", c.id) for c in model.channels]
+    points = diagram_points(model, types)
     index = {point: i for i, point in enumerate(points)}
     channel_by_name = {c.name: c for c in model.channels if c.owner_pid is None}
     edges: set[tuple[int, int, str]] = set()
@@ -139,10 +139,11 @@ def build_diagram(model: Model, types: TypeInfo, checker: Checker, regions: bool
     for proc in model.processes:
         me = index[("pid", proc.pid)]
         params = [v for v in model.locals.get(proc.proctype, []) if v.is_param]
+        labels = parameter_labels(model, proc.proctype, checker)
         for param, arg in zip(params, proc.args):
             chan = _static_channel(arg, channel_by_name)
             if chan is not None:
-                edges.add((me, index[("chan", chan.id)], f"param:{param.name}"))
+                edges.add((me, index[("chan", chan.id)], labels[param.name]))
         for chan in model.channels:
             if chan.owner_pid == proc.pid:
                 edges.add((me, index[("chan", chan.id)], "own:" + chan.name.split(".", 1)[1]))
@@ -170,6 +171,9 @@ def build_diagram(model: Model, types: TypeInfo, checker: Checker, regions: bool
         base: tuple
         if point in fixed:
             colours.append(("fixed", kind, value))  # no valid permutation moves it
+            continue
+        if kind == "val":
+            colours.append(("val", value[0]))
             continue
         if kind == "pid":
             proc = model.processes[value]
@@ -203,6 +207,37 @@ def build_diagram(model: Model, types: TypeInfo, checker: Checker, regions: bool
                     colours.append(("fn-value", number, repr(target)))
                 edges.add((index[("pid", p)], values[target], label))
     return Diagram(points, sorted(edges), colours)
+
+
+def diagram_points(model: Model, types: TypeInfo) -> list[tuple]:
+    """The points a permutation moves: ("pid", p), ("chan", id) and ("val", (domain, v)) for
+    each value v of each scalar domain, in that order."""
+    return ([("pid", p.pid) for p in model.processes] + [("chan", c.id) for c in model.channels]
+            + [("val", (name, v)) for name, domain in sorted(types.domains.items()) for v in domain.values])
+
+
+def parameter_labels(model: Model, proctype: str, checker: Checker) -> dict[str, str]:
+    """The label of the edge from a process to the channel it gets as each parameter: the
+    parameter's name, except for parameters that a valid permutation may rename among
+    themselves (Checker.param_permutation): those of one type whose uses in the proctype's
+    text look alike (the kinds of statement and operand each is used in) share a label, so
+    that nauty proposes the renamings (a hypercube node's out0, out1 and out2)."""
+    params = [v for v in model.locals.get(proctype, []) if v.is_param]
+    labels = {v.name: f"param:{v.name}" for v in params}
+    constant = checker.constant_params.get(proctype, [])
+    if not constant:
+        return labels
+    uses: dict[str, set[str]] = {v.name: set() for v in constant}
+    body = model.proctypes[proctype].body
+    for node in body.walk():
+        for name in node.field_names:
+            value = getattr(node, name)
+            for child in value if isinstance(value, list) else [value]:
+                if isinstance(child, ast.VarRef) and child.name in uses:
+                    uses[child.name].add(f"{type(node).__name__}.{name}")
+    for var in constant:
+        labels[var.name] = f"param:{var.type.name}:{','.join(sorted(uses[var.name]))}"
+    return labels
 
 
 def _static_channel(ref, channel_by_name, owner=None, checker=None):

@@ -32,6 +32,16 @@ ever (``pid i = _pid; pid j = 1 - i``, never written again: pid_copies) is read 
 d_step, with an order-independent body (loops.py), is a slot of its own inside the body (a
 pid there) and data outside it; the loops refused say why in their counter's taint.
 
+A DATA class that acts as ids is a *scalar domain* (find_domains), Murphi's scalarset found
+in the text: its slots are scalar variables and message fields of integer types, every value
+they are given is a constant or another of their own (no arithmetic, no `len`, no array index),
+and they are compared with ``==``/``!=`` or by order with a constant only; at least two
+constants flow into it.  Its values are those constants, and its kind is ``scalar:NAME``
+(scalar_kind), NAME its first variable's.  A comment ``/* topspin: scalarset NAME */`` (the
+model's pragmas.py) declares the mtype subtype NAME one: its variables, parameters and message
+fields are one class with every value of the subtype, and a use that breaks the rules above
+(an ordering included) is a ModelError at its place.
+
 This inference only decides the kinds.  It need not be complete for soundness: validity.py
 rewrites the program under each candidate permutation and rejects every place where the kind of
 a value and the kind of its context disagree, so a flow this module misses costs symmetry, never
@@ -44,13 +54,27 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Collection, Iterable, assert_never
 
+from ..errors import ModelError
 from ..promela import ast
 from ..promela.model import INIT, Model, constant_value
+from ..promela.printer import print_expr
 from .loops import find_loops
 
 PID, CHAN, DATA = "pid", "chan", "data"
+SCALAR = "scalar:"  # the prefix of a scalar domain's kind: "scalar:NAME" (scalar_kind)
+
+
+def scalar_kind(domain: str) -> str:
+    """The kind of the slots that hold the values of scalar domain ``domain``."""
+    return SCALAR + domain
+
+
+def domain_of(kind) -> str | None:
+    """The scalar domain a kind made by :func:`scalar_kind` holds, None for any other kind."""
+    return kind[len(SCALAR):] if isinstance(kind, str) and kind.startswith(SCALAR) else None
 
 _ARITH = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", "<=", ">", ">="}
+_ORDER = {"<", "<=", ">", ">="}
 _SELF_PID = ("self", "_pid")  # the pseudo-slot of `_pid`, a PID by definition
 LAST_SLOT = ("global", "_last")  # SPIN's `_last`: the pid of the process that moved last
 # Builtins whose first argument is a pid.
@@ -66,6 +90,18 @@ class Taint:
     slot: Slot
     node: ast.Node | None  # the offending expression or statement; None for a slot of both kinds
     why: str
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A scalar domain: a class of data slots whose values act as ids, like a scalarset of
+    Murphi (module docstring).  ``values`` are the constants the program stores in its slots or
+    compares them with; a permutation of the domain permutes them and fixes every other value."""
+
+    name: str
+    values: tuple[int, ...]
+    slots: tuple[Slot, ...]       # the global and local variables and message fields of the class
+    pos: object = None            # where its first variable is declared
 
 
 @dataclass
@@ -90,6 +126,15 @@ class TypeInfo:
     # the loops over ids whose counter is a pid inside their body only (loops.py)
     loops: list = field(default_factory=list)
     bound: dict = field(default_factory=dict)  # id(VarRef) -> its loop's slot
+    # the scalar domains, by name (their roots have the kind scalar_kind(name)), and why the
+    # data classes that hold several constants are not domains (class root -> (node, why))
+    domains: dict[str, Domain] = field(default_factory=dict)
+    not_domains: dict = field(default_factory=dict)
+
+    def domain(self, slot: Slot | None) -> Domain | None:
+        """The scalar domain whose values ``slot`` holds, if any."""
+        name = domain_of(self.kind(slot))
+        return self.domains.get(name) if name is not None else None
 
     def copy_names(self, owner: str | None) -> frozenset[str]:
         """The locals of ``owner`` that hold an expression of its _pid for ever (pid_copies)."""
@@ -235,6 +280,8 @@ def id_parameters(model: Model) -> dict[Slot, tuple[int, ast.Node]]:
 
 # The types of a parameter that can hold an id (a bit or a bool cannot hold two).
 _ID_TYPES = frozenset({"byte", "short", "int", "pid", "unsigned"})
+# The types of the variables of a scalar domain.
+_DOMAIN_TYPES = frozenset({"byte", "short", "int", "mtype"})
 
 
 def _written_names(body: ast.Sequence) -> set[str]:
@@ -273,6 +320,14 @@ class _Inference:
         self.arith: list[tuple[Slot | None, ast.Node, str]] = []
         self.copies = pid_copies(model)
         self.chan_fields: dict = {}  # chan slot -> set of message-field indices
+        # For the scalar domains: the constants stored into or compared with each slot, the
+        # slots given a value that is neither a constant nor another slot's (with where), and
+        # the comparisons of a slot with a constant by order (`x < 3`), which a permutation of
+        # a domain respects when it keeps the values below 3 together (validity.py).
+        self.constants_in: dict = {}
+        self.opaque: list[tuple[Slot, ast.Node]] = []
+        self.ordered: list[tuple[Slot, ast.Node, str]] = []
+        self.scalarsets: dict[str, tuple[Slot, tuple[int, ...]]] = {}
 
     # ------------------------------------------------------------------ union-find
     def find(self, slot):
@@ -325,7 +380,50 @@ class _Inference:
         for unit in self.model.expanded.units:
             self.unit(unit)
         self.propagate_channel_fields()
+        self.scalarsets = self.declared_scalarsets()
         return self.classify()
+
+    def declared_scalarsets(self) -> dict[str, tuple[Slot, tuple[int, ...]]]:
+        """The scalarsets the model declares (pragmas.py): the variables, parameters and message
+        fields of type ``mtype:NAME`` made one class, holding every value of the subtype.
+        name -> (a slot of the class, the values)."""
+        found = {}
+        for name, pos in self.model.scalarsets.items():
+            if name not in self.model.mtype_sets or name is None:
+                raise ModelError(f"'{name}' is declared a scalarset, but the model declares no mtype:{name}",
+                                 pos, hint=f"declare its values: mtype:{name} = {{ ... }}")
+            values = tuple(sorted(self.model.mtypes[n] for n in self.model.mtype_sets[name]))
+            slots = list(self.slots_of_type(name))
+            if not slots:
+                raise ModelError(f"no variable, parameter or message field has the type of the scalarset '{name}'",
+                                 pos, hint=f"declare them `mtype:{name} x`")
+            for slot in slots[1:]:
+                self.union(slots[0], slot)
+            self.constants_in.setdefault(slots[0], set()).update(values)
+            found[name] = (slots[0], values)
+        return found
+
+    def slots_of_type(self, subtype: str) -> Iterable[Slot]:
+        """The slots declared ``mtype:subtype``: variables and parameters (a typedef field is
+        refused), and the fields of the channels whose messages have that type."""
+        def of(var, slot):
+            if var.type.name == "mtype" and var.type.subtype == subtype:
+                yield slot
+            if isinstance(var.init, ast.ChanInit):
+                for i, ftype in enumerate(var.init.fields):
+                    if ftype.name == "mtype" and ftype.subtype == subtype:
+                        yield self.field_slot(slot, i)
+        for var in self.model.globals:
+            yield from of(var, ("global", var.name))
+        for owner, vars_ in self.model.locals.items():
+            for var in vars_:
+                yield from of(var, ("local", owner, var.name))
+        for typedef in self.model.typedefs.values():
+            for decl in typedef.fields:
+                if decl.type.name == "mtype" and decl.type.subtype == subtype:
+                    raise ModelError(f"a field of typedef '{typedef.name}' has the type of the scalarset "
+                                     f"'{subtype}', which topspin-py does not permute inside a typedef yet",
+                                     decl.pos, hint="declare it as a variable of its own")
 
     def declare_var(self, var, slot) -> None:
         kind = {"pid": PID, "chan": CHAN}.get(var.type.name)
@@ -350,8 +448,27 @@ class _Inference:
 
     def flow(self, target_slot, value, owner) -> None:
         """``value`` is stored in ``target_slot``."""
-        self.union(target_slot, self.value_slot(value, owner))
-        self.shifted(target_slot, value, owner)
+        source = self.value_slot(value, owner)
+        self.union(target_slot, source)
+        shifted = self.shifted(target_slot, value, owner)
+        if target_slot is None or shifted:
+            return
+        constants = self.constants_of(value)
+        if constants:
+            self.constants_in.setdefault(target_slot, set()).update(constants)
+        elif source is None and not isinstance(value, ast.Run) \
+                and not (uses_pid(value, self.copy_names(owner)) and is_pid_constant(value, self.copy_names(owner))):
+            self.opaque.append((target_slot, value))
+
+    def constants_of(self, expr) -> set[int]:
+        """The constants ``expr`` may give: its value when it is one (an mtype name, `2 - 1`),
+        the constant branches of a conditional expression; empty otherwise."""
+        value = constant_value(expr, self.model.mtypes)
+        if value is not None:
+            return {value}
+        if isinstance(expr, ast.CondExpr):
+            return self.constants_of(expr.then) | self.constants_of(expr.other)
+        return set()
 
     def aliases(self, owner: str | None) -> frozenset[str]:
         """The locals of ``owner`` that hold its _pid itself (``pid i = _pid``)."""
@@ -544,6 +661,9 @@ class _Inference:
                     a = self.value_slot(e.left, owner)
                     b = self.value_slot(e.right, owner)
                     self.union(a, b)
+                    for slot, other in ((a, e.right), (b, e.left)):
+                        if slot is not None:
+                            self.constants_in.setdefault(slot, set()).update(self.constants_of(other))
                     copies = self.copy_names(owner)
                     if a is None and not self.shifted(b, e.left, owner) and is_pid_constant(e.left, copies) \
                             and uses_pid(e.left, copies):
@@ -651,10 +771,14 @@ class _Inference:
         # with `pid i = _pid`), is evaluated per process by the validity check: no taint.
         exempt = {_SELF_PID} | {("local", owner, name) for name in self.copy_names(owner)}
         if isinstance(expr, ast.BinOp) and expr.op in _ARITH:
-            for side in (expr.left, expr.right):
+            for side, other in ((expr.left, expr.right), (expr.right, expr.left)):
                 slot = self.value_slot(side, owner)
                 if slot is not None and slot not in exempt:
-                    self.arith.append((slot, expr, self.loop_refusal(expr, f"is used with '{expr.op}'")))
+                    why = self.loop_refusal(expr, f"is used with '{expr.op}'")
+                    if expr.op in _ORDER and constant_value(other, self.model.mtypes) is not None:
+                        self.ordered.append((slot, expr, why))  # (a taint for pids and channels)
+                    else:
+                        self.arith.append((slot, expr, why))
         if isinstance(expr, ast.UnOp) and expr.op in ("-", "~"):
             slot = self.value_slot(expr.operand, owner)
             if slot is not None and slot not in exempt:
@@ -730,10 +854,93 @@ class _Inference:
                                                      "no one renaming fits all its values"))
             elif kind_of_root[root] == PID and seen:
                 offset_of_root[root] = next(iter(seen))
-        for slot, node, why in self.arith:
+        for slot, node, why in self.arith + self.ordered:
             if slot is not None and info.kind(slot) in (PID, CHAN):
                 info.taints.append(Taint(slot, node, why))
+        self.find_domains(info)
         return info
+
+    def find_domains(self, info: TypeInfo) -> None:
+        """The data classes that act as ids: scalar domains (module docstring).  A class of
+        variables and message fields of integer types holding at least two constants is one
+        when every value it is given is a constant or another of its slots' and it is used in
+        no arithmetic, no comparison by order but with a constant, and no array index."""
+        members: dict = {}
+        for slot in list(self.parent):
+            members.setdefault(self.find(slot), []).append(slot)
+        disqualified: dict = {}
+        for slot, node, why in self.arith:
+            if slot is not None:
+                disqualified.setdefault(self.find(slot), (node, why))
+        # A declared scalarset has no order at all (Murphi's rule): not even with a constant.
+        declared_roots = {self.find(slot) for slot, _values in self.scalarsets.values()}
+        for slot, node, _why in self.ordered:
+            if slot is not None and self.find(slot) in declared_roots:
+                disqualified.setdefault(self.find(slot), (node, "is compared by order"))
+        for slot, node in self.opaque:
+            disqualified.setdefault(self.find(slot), (node, f"is given '{print_expr(node)}', which is no constant"))
+        values: dict = {}
+        for slot, found in self.constants_in.items():
+            values.setdefault(self.find(slot), set()).update(found)
+        declared = {self.find(slot): name for name, (slot, _values) in self.scalarsets.items()}
+        taken: set[str] = set(self.scalarsets)
+        for root, constants in sorted(values.items(), key=lambda item: repr(item[0])):
+            scalarset = declared.get(root)
+            if scalarset is not None and root in info.kind_of_root:
+                held = "pids" if info.kind_of_root[root] == PID else "channel ids"
+                raise ModelError(f"the scalarset '{scalarset}' holds {held}", self.model.scalarsets[scalarset],
+                                 hint="a scalarset's variables hold its values only")
+            if root in info.kind_of_root or (len(constants) < 2 and scalarset is None):
+                continue
+            slots = sorted(members.get(root, [root]), key=repr)
+            refusal = disqualified.get(root) or self.not_a_domain_slot(slots)
+            if refusal is None and not all(0 <= v <= 255 for v in constants):
+                refusal = (None, f"holds {', '.join(map(str, sorted(constants)))}, not all of them bytes")
+            if refusal is not None and scalarset is not None:
+                offending, why = refusal
+                where = getattr(offending, "pos", None)
+                raise ModelError(f"a variable of the scalarset '{scalarset}' {why}",
+                                 where or self.model.scalarsets[scalarset],
+                                 hint="a scalarset's values are only stored, passed on and compared with == "
+                                      "and !=; declare the variable another type if it must do more")
+            if refusal is not None:
+                info.not_domains[root] = refusal
+                continue
+            variables = [v for v in map(self.variable_of, slots) if v is not None]
+            if scalarset is not None:
+                name = scalarset
+            else:
+                name = variables[0].name if variables else "message"
+                if name in taken or name in self.model.mtype_sets:
+                    name = f"{variables[0].owner or 'global'}.{name}" if variables else f"message{len(taken)}"
+            taken.add(name)
+            info.domains[name] = Domain(name, tuple(sorted(constants)), tuple(slots),
+                                        variables[0].pos if variables else None)
+            info.kind_of_root[root] = scalar_kind(name)
+        info.known_kinds.clear()  # (asked for above, before the domains had their kinds)
+
+    def variable_of(self, slot):
+        """The Variable a global or local slot is, else None."""
+        if slot[0] == "global":
+            return next((v for v in self.model.globals if v.name == slot[1]), None)
+        if slot[0] == "local":
+            return next((v for v in self.model.locals.get(slot[1], []) if v.name == slot[2]), None)
+        return None
+
+    def not_a_domain_slot(self, slots) -> tuple[ast.Node | None, str] | None:
+        """Why a class with these slots cannot be a scalar domain, for its slots alone."""
+        for slot in slots:
+            if slot[0] in ("index", "field"):
+                return None, "indexes an array or is a field of a typedef"
+            if slot[0] in ("global", "local"):
+                var = self.variable_of(slot)
+                if var is None or var.size is not None or var.type.name not in _DOMAIN_TYPES:
+                    return None, "is not a scalar variable of an integer type"
+                if var.visibility == "hidden":
+                    return None, "is hidden (kept out of the state vector, where nothing renames it)"
+            elif slot[0] != "msg":
+                return None, "is not a variable or a message field"
+        return None
 
 
 def uses_pid(expr, copies: Collection[str] = ()) -> bool:

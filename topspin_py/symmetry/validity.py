@@ -20,8 +20,15 @@ commutes with it.  The check shows this on the text:
    when c + K is a pid (255, "nobody", stays 255), an expression of ``_pid`` and constants must
    give alpha(v + K) - K for the image process, and a plain pid or another offset does not fit
    (a rejection).  The same
-   holds for channels, and in a DATA context a pid or channel value is a rejection too (a
-   permutation does not commute with ``x + 1`` or ``x < y``).  So a flow that type inference
+   holds for channels and for the values of a scalar domain (types.py: alpha permutes them
+   too, ``Alpha.value``; a comparison with a constant by order, ``x < 3``, must keep the values
+   it holds for together, and a value read as a condition keeps 0), and in a DATA context a
+   pid, channel or domain value is a rejection too (a permutation does not commute with
+   ``x + 1`` or ``x < y``).  A proctype's parameters that are constants of their slots (none
+   written, every process started before the search) may be renamed among themselves when the
+   run arguments of each process's image are the permuted images of its own
+   (``param_permutation``: a hypercube node's ``out1``, ``out2`` under a swap of dimensions);
+   the text is then read with the renaming, and the canonicaliser keeps each slot's own.  So a flow that type inference
    missed costs symmetry, never soundness.  Every node kind is dispatched explicitly
    (``match`` ending in ``assert_never``).
 2. **Same program.**  ``normal_form(alpha(P)) == normal_form(P)``, where the normal form folds
@@ -66,15 +73,17 @@ from typing import assert_never
 
 from ..errors import SourcePos
 from ..promela import ast
-from ..promela.model import INIT, Model, constant_value
+from ..promela.model import INIT, Model, Variable, constant_value
 from ..promela.printer import print_expr, print_formula, print_stmt, print_unit
-from .types import CHAN, DATA, PID, PID_BUILTINS, TypeInfo, pid_offset
+from .types import CHAN, DATA, PID, PID_BUILTINS, TypeInfo, domain_of, pid_offset
 
 TRUTH, OUTPUT = "truth", "output"
 
 _COMMUTATIVE = {"+", "*", "&&", "||", "&", "|", "^", "==", "!="}
 _ASSOCIATIVE = {"+", "*", "&&", "||", "&", "|", "^"}
 _SHORT_CIRCUIT = {"&&", "||"}
+_ORDER = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+_FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 # Names SPIN defines that hold no pid (``_`` is the write-only wildcard of receives).
 _DATA_NAMES = frozenset({"_nr_pr", "timeout", "np_", "_"})
 _CONTEXT_NAMES = {PID: "a pid", CHAN: "a channel id", DATA: "data", TRUTH: "a condition", OUTPUT: "output"}
@@ -101,6 +110,8 @@ def _kind_name(kind) -> str:
     offset = offset_of(kind)
     if offset:
         return f"holds a pid with offset {offset}"
+    if (domain := domain_of(kind)) is not None:
+        return f"holds a value of '{domain}'"
     return _KIND_NAMES.get(kind, kind)
 
 
@@ -108,26 +119,45 @@ def _context_name(context) -> str:
     offset = offset_of(context)
     if offset:
         return f"a pid with offset {offset}"
+    if (domain := domain_of(context)) is not None:
+        return f"a value of '{domain}'"
     return _CONTEXT_NAMES[context]
 
 
 @dataclass(frozen=True)
 class Alpha:
-    """A permutation of pids and of static channel ids (identity where not listed)."""
+    """A permutation of pids, of static channel ids and of the values of each scalar domain
+    (identity where not listed)."""
 
     pids: tuple[tuple[int, int], ...]
     chans: tuple[tuple[int, int], ...]
+    values: tuple[tuple[tuple[str, int], int], ...] = ()  # ((domain, value), image)
+    # How the group that alpha belongs to acts on states besides (detect.Group.slot_constants):
+    # the parameters of these proctypes stay in their slots.  (proctype, parameter names)
+    slot_constants: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @staticmethod
-    def of(pids: dict[int, int], chans: dict[int, int]) -> Alpha:
+    def of(pids: dict[int, int], chans: dict[int, int], values: dict[tuple[str, int], int] | None = None) -> Alpha:
         return Alpha(tuple(sorted((a, b) for a, b in pids.items() if a != b)),
-                     tuple(sorted((a, b) for a, b in chans.items() if a != b)))
+                     tuple(sorted((a, b) for a, b in chans.items() if a != b)),
+                     tuple(sorted((a, b) for a, b in (values or {}).items() if a[1] != b)))
 
     def pid(self, p: int) -> int:
         return self._pid_images.get(p, p)
 
     def chan(self, c: int) -> int:
         return self._chan_images.get(c, c)
+
+    def value(self, domain: str, v: int) -> int:
+        return self._value_images.get((domain, v), v)
+
+    def moves_values(self, domain: str | None = None) -> bool:
+        """Whether alpha moves a value of ``domain`` (of any domain when None)."""
+        return any(domain is None or d == domain for (d, _v), _image in self.values)
+
+    @cached_property
+    def _value_images(self) -> dict[tuple[str, int], int]:
+        return dict(self.values)
 
     # The mappings as dicts, made once: the checker asks for the image of every pid literal.
     @cached_property
@@ -139,7 +169,7 @@ class Alpha:
         return dict(self.chans)
 
     def is_identity(self) -> bool:
-        return not self.pids and not self.chans
+        return not self.pids and not self.chans and not self.values
 
     def moves_pids(self) -> bool:
         return bool(self.pids)
@@ -177,7 +207,7 @@ class Token:
 
     __slots__ = ("point",)
 
-    def __init__(self, point: tuple[str, int]) -> None:
+    def __init__(self, point: tuple) -> None:
         self.point = point
 
     def __repr__(self) -> str:
@@ -199,6 +229,9 @@ class Tokenizer:
 
     def chan(self, c: int) -> Token:
         return Token(("chan", c))
+
+    def value(self, domain: str, v: int) -> Token:
+        return Token(("val", (domain, v)))
 
     def is_identity(self) -> bool:
         return False
@@ -251,6 +284,7 @@ class Checker:
         self.constants = {**self.mtypes, **self._unwritten_globals()}
         self.pids = {p.pid for p in model.processes}
         self.chan_ids = {c.id for c in model.channels}
+        self.domain_values = {name: frozenset(d.values) for name, d in types.domains.items()}
         self.instances: dict[str, list[int]] = {}
         for proc in model.processes:
             self.instances.setdefault(proc.proctype, []).append(proc.pid)
@@ -275,6 +309,21 @@ class Checker:
                                   if types.kind(("local", owner, v.name)) == PID else set())
                                  | self._typedef_offsets(v.type.name, set()))
         ]
+        self.zero_locals = self._domain_zero_locals()
+        self.constant_params = self._constant_parameters()
+        # The text of the regions (occurrence_regions) writes each constant parameter as its
+        # type and how the text uses it (scd._parameter_labels), which param_permutation keeps.
+        from .scd import parameter_labels
+        self.parameter_masks = {name: {v.name: "$" + parameter_labels(model, name, self)[v.name] for v in params}
+                                for name, params in self.constant_params.items()}
+        # The proctypes whose constant parameters are constants of their processes' slots:
+        # the canonicaliser leaves them in each slot, and a permutation may rename them among
+        # themselves (param_permutation).  Chosen by detection (detect.py): those whose
+        # processes a candidate maps onto each other only under such a renaming
+        # (wants_slot_constants).  (alpha, proctype) -> the renaming, as check_processes found it.
+        self.slot_constants: frozenset[str] = frozenset()
+        self.wants_slot_constants: set[str] = set()
+        self.renamings: dict[tuple[Alpha, str], dict[str, str]] = {}
         self.pid_arrays = self._pid_indexed_arrays()
         self.chan_indexed = self._chan_indexed_arrays()
         self.value_places = self._value_places()
@@ -298,6 +347,101 @@ class Checker:
         self.pid_functions: list[tuple[tuple, list[tuple[int, tuple]]]] = []
 
     # ------------------------------------------------------------------ facts about the model
+    def _constant_parameters(self) -> dict[str, list[Variable]]:
+        """The parameters that hold the same value in every state of their process: those of
+        a proctype whose processes init's runs all start before the search (numbered), that no
+        statement writes (here or through a remote reference).  Each process's are constants of
+        its slot, which a permutation may rename among themselves (param_permutation)."""
+        written: set[tuple[str | None, str]] = set()
+        for unit in self.model.expanded.units:
+            owner = unit.name if isinstance(unit, ast.Proctype) else INIT if isinstance(unit, ast.Init) else None
+            for node in unit.walk():
+                targets: list = []
+                if isinstance(node, (ast.Assign, ast.IncDec)):
+                    targets = [node.target]
+                elif isinstance(node, ast.Receive):
+                    targets = [a.expr if isinstance(a, ast.Eval) else a for a in node.args]
+                elif isinstance(node, (ast.ForRange, ast.ForIn, ast.Select)):
+                    targets = [node.var]
+                for target in targets:
+                    if isinstance(target, ast.RemoteVar) and isinstance(target.var, ast.VarRef):
+                        written.add((target.proctype, target.var.name))
+                    elif isinstance(target, ast.VarRef):
+                        written.add((owner, target.name))
+        found = {}
+        for name in self.model.proctypes:
+            instances = self.model.processes_of(name)
+            if len(instances) < 2 or any(p.origin != "run" or p.node is None for p in instances) \
+                    or any(len(p.args) != len(instances[0].args) for p in instances):
+                continue
+            params = [v for v in self.model.locals.get(name, []) if v.is_param and v.size is None
+                      and (name, v.name) not in written]
+            if len(params) >= 2:
+                found[name] = params
+        return found
+
+    def param_permutation(self, alpha: Alpha, proctype: str) -> dict[str, str] | None:
+        """A renaming tau of the constant parameters of ``proctype`` (_constant_parameters)
+        under which every process p's arguments, mapped by alpha, are the arguments of alpha(p):
+        parameter tau(x) of alpha(p) gets the image of what x of p gets (the others the same).
+        A hypercube node's `out0`, `out1`, `out2` under a swap of two dimensions.  The identity
+        where it fits; None when no renaming does."""
+        constant = self.constant_params.get(proctype)
+        if not constant:
+            return None
+        params = [v for v in self.model.locals.get(proctype, []) if v.is_param]
+        index = {v.name: i for i, v in enumerate(params)}
+        by_pid = {p.pid: p for p in self.model.processes}
+        candidates: dict[str, set[str]] = {}
+        for p in self.model.processes_of(proctype):
+            image = by_pid.get(alpha.pid(p.pid))
+            if image is None or image.proctype != proctype:
+                return None
+            for param in params:
+                kind = self.slot_kind(("local", proctype, param.name))
+                try:
+                    mapped = _normal(self.expr(p.args[index[param.name]], INIT, kind, alpha))
+                except _Invalid:
+                    return None
+                fits = {other.name for other in (constant if param in constant else [param])
+                        if other.type == param.type and self.slot_kind(("local", proctype, other.name)) == kind
+                        and _normal(image.args[index[other.name]]) == mapped}
+                candidates[param.name] = candidates.get(param.name, fits) & fits
+        if all(name in fits for name, fits in candidates.items()):
+            return {}
+        renaming: dict[str, str] = {}
+        while len(renaming) < len(candidates):
+            name = next((n for n, fits in candidates.items() if n not in renaming and len(fits) == 1), None)
+            if name is None:
+                return None  # none fits, or a choice this greedy matching does not make
+            target = next(iter(candidates[name]))
+            renaming[name] = target
+            for other, fits in candidates.items():
+                if other != name:
+                    fits.discard(target)
+        return {a: b for a, b in renaming.items() if a != b}
+
+    def _domain_zero_locals(self) -> list[tuple[str, Variable, str]]:
+        """The locals of each scalar domain that get 0 whatever the permutation: one without an
+        initialiser starts at 0 when its process is created, and SPIN resets a dead local to 0.
+        (domain, variable, why), for the domains that hold 0."""
+        found = []
+        resets = self.model.dead_resets
+        for name, domain in self.types.domains.items():
+            if 0 not in domain.values:
+                continue
+            for slot in domain.slots:
+                if slot[0] != "local":
+                    continue
+                var = next((v for v in self.model.locals.get(slot[1], []) if v.name == slot[2]), None)
+                if var is None:
+                    continue
+                if var.init is None and not var.is_param:
+                    found.append((name, var, "a process starts with it 0"))
+                elif self.model.resets_dead_locals and (resets is None or (var.owner, var.name) in resets):
+                    found.append((name, var, "SPIN resets dead local variables to 0"))
+        return found
+
     def _pid_indexed_arrays(self) -> list[PidIndexedArray]:
         found = []
         for var in self.model.globals:
@@ -534,14 +678,25 @@ class Checker:
                     f"processes of '{pa.proctype}' can terminate, and SPIN removes terminated "
                     f"processes in reverse pid order, which no permutation of them respects",
                     body.pos if body is not None else pa.pos))
+            if pa.proctype in self.slot_constants:
+                continue  # its parameters: param_permutation, below
             params = [v for v in self.model.locals.get(pa.proctype, []) if v.is_param]
             for param, arg_a, arg_b in zip(params, pa.args, pb.args):
                 kind = self.slot_kind(("local", pa.proctype, param.name))
                 mapped = self.expr(arg_a, INIT, kind, alpha)
                 if _normal(mapped) != _normal(arg_b):
+                    if self.param_permutation(alpha, pa.proctype) is not None:
+                        self.wants_slot_constants.add(pa.proctype)
                     raise _Invalid(Rejection(
                         f"run arguments differ: pid {a} gets {param.name} = {print_expr(arg_a)}, "
                         f"pid {b} gets {print_expr(arg_b)}", pb.pos))
+        for proctype in self.slot_constants:
+            renaming = self.param_permutation(alpha, proctype)
+            if renaming is None:
+                raise _Invalid(Rejection(
+                    f"the run arguments of the processes of '{proctype}' are not those of their images "
+                    "under any renaming of its parameters", self.model.proctypes[proctype].pos))
+            self.renamings[alpha, proctype] = renaming
         resets = self.model.dead_resets
         for var, offset in self.pid_locals if self.model.resets_dead_locals else ():
             if resets is not None and (var.owner, var.name) not in resets:
@@ -551,6 +706,9 @@ class Checker:
                 raise _Invalid(Rejection(
                     f"pid {offset} would move, but the local '{var.name}' holds {held} and SPIN "
                     f"resets dead local variables to 0, which is also pid {offset}", var.pos))
+        for domain, var, why in self.zero_locals:
+            self.reject(alpha, f"the value 0 of '{domain}' would move, but the local '{var.name}' "
+                               f"holds its values and {why}", var, value_zero=domain)
 
     def check_channels(self, alpha: Alpha) -> None:
         by_id = self.channel_by_id
@@ -692,15 +850,19 @@ class Checker:
 
     # ------------------------------------------------------------------ rejections
     def reject(self, alpha, reason: str, node, pids: bool = False, chans: bool = False,
-               proctype: str | None = None, pid_zero: bool = False, zero_names: int = 0) -> None:
+               proctype: str | None = None, pid_zero: bool = False, zero_names: int = 0,
+               values: tuple[str | None, ...] = (), value_zero: str | None = None) -> None:
         """Reject ``alpha`` if it moves what the place at ``node`` could name: any pid
-        (``pids``), a process of ``proctype``, any channel (``chans``), or the pid that 0
-        names (``pid_zero``: pid ``zero_names``, 0 unless the place holds pids with an offset)."""
+        (``pids``), a process of ``proctype``, any channel (``chans``), the pid that 0 names
+        (``pid_zero``: pid ``zero_names``, 0 unless the place holds pids with an offset), a value
+        of a scalar domain in ``values`` (None: of any), or 0 of domain ``value_zero``."""
         if alpha is None or isinstance(alpha, Tokenizer):
             return
         moves = (pids and alpha.moves_pids()) or (chans and alpha.moves_chans()) \
             or (proctype is not None and any(alpha.pid(p) != p for p in self.instances.get(proctype, []))) \
-            or (pid_zero and zero_names in self.pids and alpha.pid(zero_names) != zero_names)
+            or (pid_zero and zero_names in self.pids and alpha.pid(zero_names) != zero_names) \
+            or any(alpha.moves_values(domain) for domain in values) \
+            or (value_zero is not None and alpha.value(value_zero, 0) != 0)
         if moves:
             raise _Invalid(Rejection(reason, getattr(node, "pos", None)))
 
@@ -714,11 +876,15 @@ class Checker:
                 self.reject(alpha, f"'{print_expr(node)}' {_kind_name(kind)} and is used as a condition, "
                                    f"which compares it with 0, pid {offset}", node, pid_zero=True,
                             zero_names=offset)
+            if (domain := domain_of(kind)) is not None:
+                self.reject(alpha, f"'{print_expr(node)}' {_kind_name(kind)} and is used as a condition, "
+                                   "which compares it with 0", node, value_zero=domain)
             return
         involved = {kind, context}
         self.reject(alpha, f"'{print_expr(node)}' {_kind_name(kind)} but stands where "
                            f"{_context_name(context)} is meant", node,
-                    pids=any(offset_of(k) is not None for k in involved), chans=CHAN in involved)
+                    pids=any(offset_of(k) is not None for k in involved), chans=CHAN in involved,
+                    values=tuple(d for k in involved if (d := domain_of(k)) is not None))
 
     # ------------------------------------------------------------------ regions, for nauty
     def occurrence_regions(self) -> list[tuple[tuple, list[tuple[tuple[str, int], str]]]]:
@@ -1010,7 +1176,7 @@ class Checker:
             case ast.InlineCall() | ast.CCode():
                 if alpha is not None:
                     self.reject(alpha, "embedded C or an unexpanded inline cannot be checked for symmetry",
-                                node, pids=True, chans=True)
+                                node, pids=True, chans=True, values=(None,))
                 return node
             case _:
                 assert_never(node)
@@ -1027,9 +1193,11 @@ class Checker:
         for i, _arg in enumerate(node.args):
             kind = self.types.kind(("msg", chan_slot, i)) if chan_slot is not None else DATA
             if kind != DATA:
-                self.reject(alpha, "a sorted send (!!) orders messages by the value of a "
-                                   f"{'pid' if kind == PID else 'channel'}, which a permutation changes",
-                            node, pids=kind == PID, chans=kind == CHAN)
+                held = "pid" if kind == PID else "channel" if kind == CHAN else "scalar domain's value"
+                self.reject(alpha, f"a sorted send (!!) orders messages by the value of a {held}, "
+                                   "which a permutation changes",
+                            node, pids=kind == PID, chans=kind == CHAN,
+                            values=(domain_of(kind),) if domain_of(kind) is not None else ())
 
     def message_args(self, chan_ref, args, owner, alpha):
         chan_slot = self.resolve.slot(chan_ref, owner)
@@ -1076,7 +1244,8 @@ class Checker:
                 args = [self.expr(a, owner, PID if i == 0 and e.fn in PID_BUILTINS else DATA, alpha)
                         for i, a in enumerate(e.args)]
                 if e.fn not in PID_BUILTINS:
-                    self.reject(alpha, f"'{e.fn}' is not known to the symmetry analysis", e, pids=True, chans=True)
+                    self.reject(alpha, f"'{e.fn}' is not known to the symmetry analysis", e, pids=True, chans=True,
+                                values=(None,))
                 return _rebuilt(e, args=args)
             case ast.Run():
                 self.consistent(PID, context, e, alpha)
@@ -1097,7 +1266,8 @@ class Checker:
                 index = self.remote_index(e, owner, alpha)
                 return _rebuilt(e, index=index, var=self.varref(e.var, e.proctype, kind, alpha))
             case ast.CExpr():
-                self.reject(alpha, "embedded C (c_expr) cannot be checked for symmetry", e, pids=True, chans=True)
+                self.reject(alpha, "embedded C (c_expr) cannot be checked for symmetry", e, pids=True, chans=True,
+                            values=(None,))
                 return e
             case ast.Eval():
                 return _rebuilt(e, expr=self.expr(e.expr, owner, context, alpha))
@@ -1115,6 +1285,12 @@ class Checker:
             self.check_pid_expression(e, owner, context, alpha)
             return e
         self.consistent(DATA, context, e, alpha)  # the result of an operator is data
+        if e.op in _ORDER and (ordered := self.ordered_with_constant(e, owner)) is not None:
+            # `x < 3` with x of a scalar domain: the same for the image when alpha keeps the
+            # domain's values below 3 together (x itself is left to the canonicaliser).
+            domain, holds = ordered
+            self.check_kept_together(alpha, domain, holds, e)
+            return e
         if e.op in ("==", "!="):
             # A comparison is read in the kind of its operands: `_pid == 1` compares pids,
             # so the literal is renamed (the seed's pid context).
@@ -1123,7 +1299,9 @@ class Checker:
             kinds = {self.kind_of(x, owner) for x in (e.left, e.right) if not self.pid_computed(x)}
             pidish = sorted(k for k in kinds if k is not None and offset_of(k) is not None)
             computed = any(self.pid_computed(x) for x in (e.left, e.right))
-            side = pidish[0] if pidish else PID if computed else CHAN if CHAN in kinds else DATA
+            scalar = sorted(k for k in kinds if k is not None and domain_of(k) is not None)
+            side = pidish[0] if pidish else PID if computed else CHAN if CHAN in kinds \
+                else scalar[0] if scalar else DATA
         elif e.op in _SHORT_CIRCUIT:
             side = TRUTH
         else:
@@ -1131,7 +1309,8 @@ class Checker:
         return _rebuilt(e, left=self.expr(e.left, owner, side, alpha), right=self.expr(e.right, owner, side, alpha))
 
     def constant(self, node, value, context: str, alpha):
-        """A constant (folded) read in ``context``: a pid or channel id is renamed."""
+        """A constant (folded) read in ``context``: a pid, a channel id or a value of a scalar
+        domain is renamed."""
         offset = offset_of(context)
         if offset and value + offset in self.pids:
             if isinstance(alpha, Tokenizer):
@@ -1141,11 +1320,41 @@ class Checker:
             image = alpha.pid(value)
         elif context == CHAN and value in self.chan_ids:
             image = alpha.chan(value)
+        elif (domain := domain_of(context)) is not None and value in self.domain_values[domain]:
+            if isinstance(alpha, Tokenizer):
+                return ast.Const(value=alpha.value(domain, value), pos=getattr(node, "pos", None))
+            image = alpha.value(domain, value)
         else:
             return node
         if image == value:
             return node
         return ast.Const(value=image, pos=getattr(node, "pos", None))
+
+    def ordered_with_constant(self, e: ast.BinOp, owner) -> tuple[str, frozenset[int]] | None:
+        """For ``x < c`` (or ``<=``, ``>``, ``>=``, either way round) with x a variable of a
+        scalar domain and c a constant: the domain, and which of its values make it hold."""
+        for var, other, flipped in ((e.left, e.right, False), (e.right, e.left, True)):
+            if not isinstance(var, ast.VarRef):
+                continue
+            domain = domain_of(self.kind_of(var, owner))
+            bound = self.fold(other) if not isinstance(other, ast.Const) else other.value
+            if bound is None and isinstance(other, ast.VarRef):
+                bound = constant_value(other, self.constants)
+            if domain is None or bound is None:
+                continue
+            op = _FLIPPED[e.op] if flipped else e.op
+            return domain, frozenset(v for v in self.domain_values[domain] if _ORDER[op](v, bound))
+        return None
+
+    def check_kept_together(self, alpha, domain: str, values: frozenset[int], node) -> None:
+        """Reject alpha unless it maps ``values`` of ``domain`` onto themselves."""
+        if alpha is None or isinstance(alpha, Tokenizer):
+            return
+        if {alpha.value(domain, v) for v in values} != values:
+            shown = ", ".join(map(str, sorted(values)))
+            raise _Invalid(Rejection(f"'{print_expr(node)}' holds for the values {shown} of '{domain}' "
+                                     "only, which the permutation does not keep together",
+                                     getattr(node, "pos", None)))
 
     def fold(self, e) -> int | None:
         if isinstance(e, (ast.BinOp, ast.UnOp, ast.CondExpr)):
@@ -1161,6 +1370,15 @@ class Checker:
                 self.check_pid_expression(ref, owner, context, alpha)
             return ref
         var, _slot = self.resolve.variable(name, owner)
+        if var is not None and var.is_param and owner in self.slot_constants and isinstance(alpha, Alpha):
+            renamed = self.renamings.get((alpha, owner), {}).get(name)
+            if renamed is not None:
+                self.consistent(self.slot_kind(self.resolve.slot(ref, owner)), context, ref, alpha)
+                return _rebuilt(ref, name=renamed)
+        masks = self.parameter_masks.get(owner, {}) if owner is not None else {}
+        if var is not None and isinstance(alpha, Tokenizer) and name in masks:
+            # For the regions: a renaming of these parameters maps the text onto itself.
+            return _rebuilt(ref, name=masks[name])
         if var is None:
             if ref.index is None and ref.field is None:
                 value = self.mtypes.get(name, {"true": 1, "false": 0}.get(name))
@@ -1173,7 +1391,8 @@ class Checker:
                 if name != "_":
                     self.consistent(DATA, context, ref, alpha)
                 return ref
-            self.reject(alpha, f"'{name}' is not known to the symmetry analysis", ref, pids=True, chans=True)
+            self.reject(alpha, f"'{name}' is not known to the symmetry analysis", ref, pids=True, chans=True,
+                        values=(None,))
             return ref
         if var.owner is None and name in self.static_channel_vars:
             return self.channel_ref(ref, owner, context, alpha)
@@ -1614,29 +1833,42 @@ class NormalForms:
 
     def regions(self, node) -> list[tuple[object, list[Token], dict[Token, frozenset[int]], str, bool]]:
         """The tokens of ``node`` grouped by region: the innermost if/do option around each
-        token, or ``node`` itself for tokens outside every option; with each token, the ids of
-        the nodes on the path from ``node`` down to it; with each region, what it sits inside
-        and whether it is an option compared in order (``located``)."""
+        token, or ``node`` itself for tokens outside every option, and each enclosing option as
+        long as it is small (at most SMALL_REGION nodes: `_pid == 1 && dest == 2 -> if :: d = 0
+        fi` ties the value 0 to pids 1 and 2, which the inner option alone does not); with each
+        token, the ids of the nodes on the path from ``node`` down to it; with each region, what
+        it sits inside and whether it is an option compared in order (``located``)."""
         regions: dict[int, tuple] = {}
-        self._find_regions(node, node, [], regions, PLAIN, PLAIN, False)
+        self._find_regions(node, [(node, PLAIN, False)], [], regions, PLAIN)
         return list(regions.values())
 
-    def _find_regions(self, n, region, path: list[int], regions: dict, where: str,
-                      region_where: str, located: bool) -> None:
+    def _find_regions(self, n, stack: list, path: list[int], regions: dict, where: str) -> None:
         if isinstance(n, Token):
-            entry = regions.setdefault(id(region), (region, [], {}, region_where, located))
-            entry[1].append(n)
-            entry[2][n] = frozenset(path)
+            for depth, (region, region_where, located) in enumerate(reversed(stack)):
+                if depth > 0 and (len(stack) - depth == 1 or _size(region) > SMALL_REGION):
+                    break  # (the unit itself only for the tokens outside every option)
+                entry = regions.setdefault(id(region), (region, [], {}, region_where, located))
+                entry[1].append(n)
+                entry[2][n] = frozenset(path)
         elif isinstance(n, ast.Node):
             path.append(id(n))
             if isinstance(n, (ast.If, ast.Do)):
                 for option in n.options:
-                    self._find_regions(option, option, path, regions, where, where, self.located(option, where))
+                    stack.append((option, where, self.located(option, where)))
+                    self._find_regions(option, stack, path, regions, where)
+                    stack.pop()
             else:
                 inner = self.inside(n, where) if isinstance(n, (ast.Atomic, ast.DStep)) else where
                 for child in _child_values(n):
-                    self._find_regions(child, region, path, regions, inner, region_where, located)
+                    self._find_regions(child, stack, path, regions, inner)
             path.pop()
+
+
+SMALL_REGION = 64  # nodes: an enclosing option this small is a region of its inner tokens too
+
+
+def _size(node) -> int:
+    return sum(1 for _ in node.walk())
 
 
 def _can_block(stmt) -> bool:
