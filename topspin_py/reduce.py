@@ -96,11 +96,20 @@ def reduce_in(workdir: Path, model: Model, group: Group, strategy: str, flags: l
     """Write the canonicaliser for ``group`` beside the pan.c in ``workdir`` and splice it in.
     ``flags`` are the -D flags pan will be compiled with (they shape pan.h's structs);
     ``reason`` is why auto chose ``strategy``, for the header."""
-    layout = read_layout(workdir, model, infer_types(model), flags=flags)
-    (workdir / GENERATED_C).write_text(_c_comment(group, strategy, reason)
-                                       + render_canonicaliser(group, layout, strategy))
+    write_canonicaliser(workdir, model, group, strategy, flags, GENERATED_C, reason)
     (workdir / GENERATED_H).write_text(_header(group, strategy, flags, reason))
     return splice_file(workdir / "pan.c", GENERATED_C)
+
+
+def write_canonicaliser(workdir: Path, model: Model, group: Group, strategy: str, flags: list[str],
+                        name: str, reason: str | None = None) -> Path:
+    """The canonicaliser for ``group`` as ``workdir/name``, for the pan.c (spin's, spliced or
+    not) and pan.h in ``workdir``; ``flags`` as for :func:`reduce_in`.  A spliced pan.c
+    compiled with ``-DTOPSPIN_SYM_FILE="name"`` uses it instead of its own (pan/lasso.py)."""
+    layout = read_layout(workdir, model, infer_types(model), flags=flags)
+    path = workdir / name
+    path.write_text(_c_comment(group, strategy, reason) + render_canonicaliser(group, layout, strategy))
+    return path
 
 
 def _strategy_lines(group: Group, strategy: str, reason: str | None) -> list[str]:

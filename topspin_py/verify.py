@@ -57,14 +57,14 @@ from topspin_py import strategies
 from topspin_py.codegen.render import STRATEGIES as CANONICALISERS
 from topspin_py.errors import ToolchainError, UsageError
 from topspin_py.pan import flags as panflags
-from topspin_py.pan import toolchain
+from topspin_py.pan import lasso, toolchain
 from topspin_py.pan.claims import accept_labels
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.pan.progress import Progress, ProgressWatcher
 from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.promela import build_model, parse_file
 from topspin_py.promela.model import Model
-from topspin_py.reduce import GENERATED_C, defines_the_reduction_needs, reduce_in, strategy_choice
+from topspin_py.reduce import GENERATED_C, defines_the_reduction_needs, reduce_in, strategy_choice, write_canonicaliser
 from topspin_py.result import PlainRun, PorRun, Result
 from topspin_py.symmetry.detect import acting_on_states, detect
 
@@ -218,9 +218,17 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         binary = toolchain.compile_pan(tools, flags, workdir, options.optimisation)
 
         search = _search(binary, pan_args, workdir, source, desugared or model, options, note, ran)
+        lassos: list[lasso.Lasso] = []
         if strategy != "none":
             _check_claim_checked(search.report, loaded, searched)
             _check_reduction_on(search.report, group)
+            # (a run whose trails are not kept, --compare's or --cross-check's second, skips it)
+            if (search.report.cycle_search and search.report.errors and not search.interrupted
+                    and options.save_trails):
+                assert group is not None
+                lassos = _unroll_lassos(binary, search, workdir, loaded, group, flags, tools, ran, stage)
+                for failed in (item for item in lassos if item.outcome == "failed"):
+                    note(f"lasso: {failed.describe()}")
         # spin -t needs what shapes the model and its claim, not -oN (ignored in simulations).
         replay_args = [*(f"-D{define}" for define in defines),
                        *(word for word in spin_options.shown if not re.fullmatch(r"-o\d", word))]
@@ -237,6 +245,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     result = _result(model, strategy, search, [str(path) for path in trails.paths], trails.replay,
                      defines, flags, tools.spin_version, time.monotonic() - started)
     result.trail_notes = trails.notes
+    result.lassos = [item.as_json() for item in lassos]
     result.trail_depth = shortest
     result.group_order = group.order if group is not None and strategy != "none" else 1
     result.symmetry_notes = symmetry_notes
@@ -272,6 +281,34 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
                  "interrupted, so there is no cross-check")
             result.interrupted = True
     return result
+
+
+def _unroll_lassos(binary: Path, search: _Search, workdir: Path, model: Model, group, flags: list[str],
+                   tools, ran, stage) -> list[lasso.Lasso]:
+    """Every trail of ``search`` that ends in a cycle, made a real lasso where pan closed the
+    cycle only up to a symmetry (pan/lasso.py), before the trails are copied to the user.
+    A canonicaliser that does not give its elements gets a second pan, with refine's."""
+    lassos = []
+    unrolling = binary
+    for name in dict.fromkeys(search.report.trail_files):
+        trail = workdir / name
+        if not trail.is_file() or not lasso.has_cycle(trail):
+            continue
+        stage("unrolling the cycle into a lasso", None)
+        ran(["env", f"{lasso.LASSO_ENV}={name}", f"./{unrolling.name}", *search.args])
+        try:
+            lassos.append(lasso.unroll(unrolling, search.args, workdir, trail))
+            continue
+        except lasso.NoElement:
+            pass
+        own = [flag for flag in flags if flag != "-D" + SYM_MACRO]
+        write_canonicaliser(workdir, model, group, "refine", own, lasso.LASSO_CANONICALISER)
+        lasso_flags = [*flags, f'-DTOPSPIN_SYM_FILE="{lasso.LASSO_CANONICALISER}"']
+        ran(toolchain.compile_command(tools, lasso_flags, "-O0", lasso.LASSO_BINARY))
+        unrolling = toolchain.compile_pan(tools, lasso_flags, workdir, "-O0", lasso.LASSO_BINARY)
+        ran(["env", f"{lasso.LASSO_ENV}={name}", f"./{unrolling.name}", *search.args])
+        lassos.append(lasso.unroll(unrolling, search.args, workdir, trail))
+    return lassos
 
 
 def _por_switched(defines: list[str]) -> list[str]:

@@ -70,6 +70,7 @@ class Wrappers:
     stack_test: str = "TOPSPIN_STACK_TEST"  # onstack_now() as an expression
     stack_op: str = "TOPSPIN_STACK_OP"      # onstack_put(); onstack_zap(); as statements
     report: str = "TOPSPIN_REPORT"          # wrapup()'s version line: our line follows it
+    replay: str = "TOPSPIN_REPLAY"          # do_the_search()'s replay: the lasso hook precedes it
 
 
 WRAPPERS = Wrappers()
@@ -113,6 +114,14 @@ PATCH_POINTS: tuple[PatchPoint, ...] = (
 REPORT_POINT = PatchPoint(
     "printf(SpinVersion) in wrapup()", r'^\tprintf\("\\n\(%s\)\\n", SpinVersion\)(?=;)', 1,
     WRAPPERS.report, "wrapup(): the first line of pan's report")
+
+# do_the_search() replays a trail (pan -r) once the initial state is set up, before the search:
+# with TOPSPIN_LASSO=trail in its environment, a reduced pan unrolls that trail's cycle there
+# instead (c_runtime/topspin_lasso.c) and exits.  Not a store either.
+REPLAY_POINT = PatchPoint(
+    "if (readtrail) getrail(); in do_the_search()",
+    r"^\tif \(readtrail\) getrail\(\)(?=; /\* no return \*/)", 1,
+    WRAPPERS.replay, "do_the_search(): pan's own trail replay, before the search starts")
 
 
 @dataclass(frozen=True)
@@ -229,7 +238,7 @@ def splice_pan_c(pan_c_text: str, generated_c_file_name: str) -> SplicedPan:
     sites: list[PatchSite] = []
     covered: list[tuple[int, int]] = []
     report_line = 0
-    for point in (*PATCH_POINTS, REPORT_POINT):
+    for point in (*PATCH_POINTS, REPORT_POINT, REPLAY_POINT):
         matches = list(re.finditer(point.pattern, pan_c_text, re.M))
         if len(matches) != point.expected:
             raise SpliceError(
@@ -245,7 +254,7 @@ def splice_pan_c(pan_c_text: str, generated_c_file_name: str) -> SplicedPan:
             covered.append(match.span())
         if point is REPORT_POINT:
             report_line = _lines(pan_c_text, matches)[0]
-        else:
+        elif point is not REPLAY_POINT:
             sites.append(PatchSite(point.name, point.wrapper, _lines(pan_c_text, matches)))
     _census(pan_c_text, covered)
 
@@ -341,4 +350,5 @@ def _render_header(version: str, generated_file: str) -> str:
 def _render_footer(generated_file: str) -> str:
     return template_environment().get_template("splice_footer.c.j2").render(
         macro=SYM_MACRO, check_macro=CHECK_MACRO, generated_file=generated_file,
-        runtime_c=runtime_text("topspin_runtime.c"), report_prefix=REPORT_PREFIX)
+        runtime_c=runtime_text("topspin_runtime.c"), lasso_c=runtime_text("topspin_lasso.c"),
+        report_prefix=REPORT_PREFIX)
