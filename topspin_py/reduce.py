@@ -12,8 +12,8 @@ from topspin_py.codegen.own_build import GENERATED_BY_US
 from topspin_py.codegen.render import STRATEGIES, render_canonicaliser
 from topspin_py.errors import UsageError
 from topspin_py.layout.statevector import read_layout
-from topspin_py.pan.flags import define_name
-from topspin_py.pan.splice import SYM_MACRO, SplicedPan, splice_file
+from topspin_py.pan.flags import breadth_first, define_name
+from topspin_py.pan.splice import SYM_MACRO, SplicedPan, check_pan_p, splice_file
 from topspin_py.pan.toolchain import load_model_checked
 from topspin_py.promela.model import ANY_CLAIM, NO_CLAIM, Model
 from topspin_py.symmetry.detect import Group, acting_on_states, detect
@@ -81,7 +81,7 @@ def plan(model_path: Path, defines: list[str], requested: str,
     # The user runs pan, possibly with -N: every claim must stay valid, unless -DNOCLAIM.
     claim = NO_CLAIM if any(define_name(d) == "NOCLAIM" for d in defines) else ANY_CLAIM
     searched = model.keeping_claim(claim)
-    if any(define_name(d) == "BFS" for d in defines):
+    if breadth_first(defines):
         searched = searched.for_breadth_first_search()
     group = acting_on_states(detect(searched))
     choice = strategy_choice(requested, group)
@@ -98,6 +98,8 @@ def reduce_in(workdir: Path, model: Model, group: Group, strategy: str, flags: l
     ``reason`` is why auto chose ``strategy``, for the header."""
     write_canonicaliser(workdir, model, group, strategy, flags, GENERATED_C, reason)
     (workdir / GENERATED_H).write_text(_header(group, strategy, flags, reason))
+    if (workdir / "pan.p").is_file():   # -DBFS_PAR's workers: wrapped where pan.c includes it
+        check_pan_p((workdir / "pan.p").read_text(encoding="latin-1"))
     return splice_file(workdir / "pan.c", GENERATED_C)
 
 

@@ -206,6 +206,12 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
             detail("for the model only (pan's sources do not test them): "
                    + " ".join(f"-D{define}" for define in compile_flags.model_only))
         flags = list(compile_flags.flags)
+        if strategy != "none" and "-DBFS_PAR" in flags and "-DSAFETY" not in flags:
+            # (the splice refuses it too, at compile time)
+            raise UsageError("-DBFS_PAR without -DSAFETY is not supported with symmetry reduction: "
+                             "its bounded cycle search keeps a pointer to the hash-table entry of "
+                             "its target state in the state vector, where a canonical form puts "
+                             "another state's", hint="add -DSAFETY (a safety search), or use --strategy none")
         if strategy != "none":
             assert group is not None  # a strategy other than none is only chosen for a group
             reduce_in(workdir, loaded, group, strategy, flags, strategy_reason)
@@ -218,6 +224,9 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         binary = toolchain.compile_pan(tools, flags, workdir, options.optimisation)
 
         search = _search(binary, pan_args, workdir, source, desugared or model, options, note, ran)
+        if search.report.trail_unnamed and not search.report.trail_files:
+            # a multi-core pan names no trail; attempt() removed every older one before it ran
+            search.report.trail_files = sorted(path.name for path in workdir.glob("*.trail"))
         lassos: list[lasso.Lasso] = []
         if strategy != "none":
             _check_claim_checked(search.report, loaded, searched)
@@ -321,7 +330,8 @@ def _por_switched(defines: list[str]) -> list[str]:
 def _refuse_cross_check(options: VerifyOptions) -> None:
     """Before any work: a cross-check whose second run would be refused (refuse_with_symmetry)."""
     names = {panflags.define_name(define) for define in _por_switched(list(options.defines))}
-    if options.strategy != "none" and {"BFS", "BITSTATE"} <= names and "NOREDUCE" not in names:
+    if (options.strategy != "none" and panflags.breadth_first(names) and "BITSTATE" in names
+            and "NOREDUCE" not in names):
         raise UsageError("--cross-check: -DBFS -DBITSTATE with symmetry reduction needs -DNOREDUCE "
                          "(its proviso compares raw states), so there is no run with partial order "
                          "reduction to compare", hint="drop --cross-check, or -DBFS or -DBITSTATE")
@@ -411,7 +421,7 @@ def model_as_searched(model: Model, defines: list[str], pan_args: list[str]) -> 
     """The model as the search sees it, for detection: only the claim pan checks (-N name,
     -DNOCLAIM), and no accept or progress labels unless pan looks for cycles."""
     searched = model.keeping_claim(panflags.claim_in_force(defines, pan_args))
-    if any(panflags.define_name(d.removeprefix("-D")) == "BFS" for d in defines):
+    if panflags.breadth_first(defines):
         searched = searched.for_breadth_first_search()
     return searched if panflags.cycle_search(pan_args) else searched.for_safety_search()
 
@@ -424,9 +434,27 @@ def refuse_with_symmetry(pan_args: list[str], defines: list[str]) -> None:
                          hint="use --strategy none with -f")
     for define in defines:
         name = define.split("=", 1)[0]
-        if name in ("BFS_PAR", "TRIX") or (name == "NCORE" and define.split("=", 1)[1:] not in ([], ["1"])):
-            raise UsageError(f"-D{name} is not supported with symmetry reduction",
+        if name == "TRIX":
+            # pan keeps each process and channel in a vector of its own, which the
+            # canonicaliser (written for one state vector, `now`) does not see
+            raise UsageError("-DTRIX is not supported with symmetry reduction: it keeps every "
+                             "process and channel in a vector of its own, and the canonicaliser "
+                             "works on the one state vector pan otherwise keeps",
                              hint="use --strategy none")
+        if name == "BFS_PAR" and panflags.cycle_search(pan_args):
+            raise UsageError("-DBFS_PAR with a cycle search (-a, -l) is not supported with symmetry "
+                             "reduction (only its safety search is, with -DSAFETY)",
+                             hint="use --safety -DSAFETY, or --strategy none")
+        if name == "NCORE" and panflags.cycle_search(pan_args) and define.split("=", 1)[1:] not in ([], ["1"]):
+            # pan's multi-core liveness search hands each accepting state to the next core,
+            # whose nested search ends a cycle only on that very seed state (the first search's
+            # stack is on another core); a reduced nested search may meet only a permutation of
+            # the seed, whose canonical form it stored already, and so miss the cycle
+            # (tests/models/lasso_ring.pml: plain pan -DNCORE=2 -a finds it, a reduced one not).
+            raise UsageError("-DNCORE>1 with a cycle search (-a, -l) is not supported with symmetry "
+                             "reduction: pan's multi-core nested search closes a cycle only on its "
+                             "seed state itself, and the reduced search may reach only a permutation "
+                             "of it, missing the cycle", hint="use -DNCORE=1, --safety, or --strategy none")
     names = {define.split("=", 1)[0] for define in defines}
     if "BCS" in names:
         # pan's bounded context switching keeps the running process and the switch count in
@@ -437,7 +465,7 @@ def refuse_with_symmetry(pan_args: list[str], defines: list[str]) -> None:
                          "reduction: the bound counts switches between process slots along the "
                          "search path, which canonical states merge, so errors within the bound "
                          "could be missed", hint="use --strategy none")
-    if {"BFS", "BITSTATE"} <= names and "NOREDUCE" not in names:
+    if panflags.breadth_first(defines) and "BITSTATE" in names and "NOREDUCE" not in names:
         raise UsageError("-DBFS -DBITSTATE with partial order reduction compares raw states, "
                          "not their canonical forms", hint="add -DNOREDUCE")
 
@@ -723,7 +751,10 @@ def _save_trails(report: PanReport, workdir: Path, model: Path, keep_dir: Path |
         if existed:
             notes.append(f"replaced the previous {target}")
         paths.append(target)
-        flags = [_trail_flag(model, name)] if program == model else ["-k", str(target)]
+        flag = _trail_flag(model, name)
+        # spin -t finds model.pml.trail and model.pmlN.trail; another name (a -DBFS_PAR pan's
+        # model.pml_pan_PID.trail) is given with -k
+        flags = [flag] if program == model and flag is not None else ["-k", str(target)]
         replay = replay or _replay_command(program, spin_args, flags)
     stale = model.with_name(model.name + ".trail")
     if stale.exists() and not any(Path(name).name == stale.name for name in report.trail_files):
@@ -743,10 +774,13 @@ def _keep_elsewhere(source: Path, keep_dir: Path | None) -> Path | None:
         return None
 
 
-def _trail_flag(model: Path, pan_name: str) -> str:
-    """spin's flag for the trail pan named ``pan_name``: -t for m.pml.trail, -tN for m.pmlN.trail."""
+def _trail_flag(model: Path, pan_name: str) -> str | None:
+    """spin's flag for the trail pan named ``pan_name``: -t for m.pml.trail, -tN for
+    m.pmlN.trail; None for any other name."""
     match = re.fullmatch(re.escape(model.name) + r"(\d*)\.trail", Path(pan_name).name)
-    return f"-t{match.group(1)}" if match and match.group(1) else "-t"
+    if match is None:
+        return None
+    return f"-t{match.group(1)}" if match.group(1) else "-t"
 
 
 def _replay_command(model: Path, spin_args: list[str], trail_flags: list[str]) -> str:
