@@ -227,6 +227,11 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         if search.report.trail_unnamed and not search.report.trail_files:
             # a multi-core pan names no trail; attempt() removed every older one before it ran
             search.report.trail_files = sorted(path.name for path in workdir.glob("*.trail"))
+        # pan -i/-I: the depth of the shortest error, from its trail as pan wrote it (before a
+        # cycle in it is unrolled)
+        first_trail = workdir / search.report.trail_files[0] if search.report.trail_files else None
+        shortest = (_trail_depth(first_trail) if first_trail is not None and first_trail.is_file()
+                    and panflags.iterative(search.args) else None)
         lassos: list[lasso.Lasso] = []
         if strategy != "none":
             _check_claim_checked(search.report, loaded, searched)
@@ -244,8 +249,6 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         trails = (_save_trails(search.report, workdir, model, options.keep_dir, replay_args,
                                (source, desugared) if desugared is not None else None)
                   if options.save_trails else _SavedTrails([], None, []))
-        shortest = (_trail_depth(trails.paths[0]) if trails.paths and panflags.iterative(search.args)
-                    else None)
         if options.keep_dir is not None:
             (workdir / "spin.out").write_text(spin_output)
             (workdir / "pan.out").write_text(search.output)
