@@ -14,6 +14,7 @@
                                  reduction where there is a group (corpus_symmetry.md)
     python -m bench corpus --model 'beem/anderson.*'    only the models matching (repeatable)
     python -m bench corpus --save-before    also keep the rows as the "before" of the report
+    python -m bench multicore    -DNCORE=2 against one core on Peterson 7 and e-mail 5 (multicore.md)
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
-    parser.add_argument("which", nargs="*", metavar="detect|scaling|transitions|corpus",
+    parser.add_argument("which", nargs="*", metavar="detect|scaling|transitions|corpus|multicore",
                         help="benchmarks to run (default: all)")
     parser.add_argument("--family", action="append", default=[],
                         help="scaling, transitions: only this family (repeatable)")
@@ -49,10 +50,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="no runs: rewrite the reports and plots from bench/results/scaling.json "
                              "(with corpus alone: corpus_symmetry.md from its JSON)")
     args = parser.parse_args(argv)
-    if set(args.which) - {"detect", "scaling", "transitions", "corpus"}:
-        parser.error("benchmarks are: detect, scaling, transitions, corpus")
+    if set(args.which) - {"detect", "scaling", "transitions", "corpus", "multicore"}:
+        parser.error("benchmarks are: detect, scaling, transitions, corpus, multicore")
 
-    from bench import corpus_symmetry, detect_table2, reduction, scaling, transitions
+    from bench import corpus_symmetry, detect_table2, multicore, reduction, scaling, transitions
 
     if args.replot and args.which == ["corpus"]:
         paths = [corpus_symmetry.rewrite()]
@@ -60,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         records, elapsed = scaling.load()
         paths = [*scaling.report(records, elapsed), reduction.report(records)]
     else:
-        which = args.which or ["detect", "scaling", "transitions", "corpus"]
+        which = args.which or ["detect", "scaling", "transitions", "corpus", "multicore"]
         families = {"scaling": [f.key for f in scaling.FAMILIES],
                     "transitions": [f.key for f in transitions.FAMILIES]}
         known = {key for part in which for key in families.get(part, [])}
@@ -93,6 +94,8 @@ def main(argv: list[str] | None = None) -> int:
             paths += corpus_symmetry.run(only=matches, all_instances=args.all_instances,
                                          save_before=args.save_before,
                                          verify_budget_s=args.budget or corpus_symmetry.VERIFY_BUDGET_S)
+        if "multicore" in which:
+            paths.append(multicore.run())
     for path in paths:
         print(f"wrote {path}")
     return 0
