@@ -24,6 +24,8 @@
  * the same process may be the image, and the one whose result is the image is taken.  It
  * prints one line per added step and stops pan:
  *
+ *     topspin-lasso: cycle-start I           the cycle starts after step I (from 0), not
+ *                                            where pan marked it (see below; -DMA)
  *     topspin-lasso: closed                  the cycle ends where it starts: nothing to add
  *     topspin-lasso: element N P0 P1 ...     g, as the images of all points (N pids first)
  *     topspin-lasso: step SLOT T_ID          a step to append to the trail, in order
@@ -227,12 +229,10 @@ topspin_lasso(const char *path)
 	 * with the end's canonical form lies on pan's first search's stack at or above the seed
 	 * of the nested search, so a cycle from it runs through the seed. */
 	ts_lasso_canonical(n, &canon_n, pi_n);
-	for (i = cycle; i >= -1; i = (i == cycle) ? n - 1 : i - 1)
-	{	if (i < 0)
-		{	ts_lasso_load(n);
-			ts_lasso_fail("no state of the trail before its last is symmetric to the last", -1);
-		}
-		if (ts_lasso_vsz[i] != ts_lasso_vsz[n] || ts_lasso_npr[i] != ts_lasso_npr[n]
+	for (j = -1, i = cycle; i >= 0; i = (j == -1) ? n - 1 : i - 1, j++)
+	{	/* pan's mark first (j == -1), then from the end backwards */
+		if ((j >= 0 && i == cycle)
+		||  ts_lasso_vsz[i] != ts_lasso_vsz[n] || ts_lasso_npr[i] != ts_lasso_npr[n]
 		||  ts_lasso_nqs[i] != ts_lasso_nqs[n])
 		{	continue;
 		}
@@ -240,6 +240,10 @@ topspin_lasso(const char *path)
 		if (topspin_state_cmp(&canon_k, &canon_n) == 0)
 		{	break;
 	}	}
+	if (i < 0)
+	{	ts_lasso_load(n);
+		ts_lasso_fail("no state of the trail before its last is symmetric to the last", -1);
+	}
 	if (i != cycle)
 	{	printf("topspin-lasso: cycle-start %ld\n", i);
 		cycle = i;

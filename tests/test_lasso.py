@@ -108,3 +108,34 @@ def test_the_summary_and_json_say_what_became_of_the_cycle(tmp_path):
     result = _verify(tmp_path, "lasso_ring.pml", (), (), ("-a",))
     assert "lasso:" in result.summary() and "unrolled into 3 copies" in result.summary()
     assert result.to_dict()["lassos"][0]["outcome"] == "unrolled"
+
+
+def test_a_trail_that_is_no_cycle_up_to_symmetry_is_never_made_one(tmp_path):
+    # pan's own trail cut short after every step of its cycle: the unrolling either finds
+    # where such a path does close up to a symmetry (and then spin -t replays a real lasso)
+    # or fails and leaves the trail as it was; it never appends steps to a path that does
+    # not close.
+    from topspin_py.pan import lasso as lassos
+
+    keep = tmp_path / "keep"
+    shutil.copy(MODELS / "lasso_ring.pml", tmp_path / "lasso_ring.pml")
+    result = verify(tmp_path / "lasso_ring.pml", VerifyOptions(pan_args=("-a",), optimisation="-O0",
+                                                                keep_dir=keep))
+    [done] = result.lassos
+    text = Path(result.trail).read_text()
+    original = first_steps(text, len(steps(text)) - done["steps_added"])
+    in_cycle = len(steps(original[original.index(CYCLE_MARK):]))
+    shutil.copy(MODELS / "lasso_ring.pml", keep / "lasso_ring.pml")   # for spin -t
+    outcomes = set()
+    for cut in range(1, in_cycle):
+        trail = keep / "cut.trail"
+        trail.write_text(first_steps(original, len(steps(original)) - in_cycle + cut))
+        before = trail.read_text()
+        outcome = lassos.unroll(keep / "pan", result.pan_args, keep, trail)
+        outcomes.add(outcome.outcome)
+        if outcome.outcome == "failed":
+            assert trail.read_text() == before
+        else:
+            real, why = lasso_is_real(keep, "lasso_ring.pml", trail)
+            assert real, f"cut after {cut} cycle steps: {why}"
+    assert "failed" in outcomes
