@@ -225,8 +225,16 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
 
         search = _search(binary, pan_args, workdir, source, desugared or model, options, note, ran)
         if search.report.trail_unnamed and not search.report.trail_files:
-            # a multi-core pan names no trail; attempt() removed every older one before it ran
-            search.report.trail_files = sorted(path.name for path in workdir.glob("*.trail"))
+            # a multi-core pan names no trail: worker 0's is model.pml.trail, worker N's
+            # model.pml.cpuN_trail (attempt() removed every older one before pan ran)
+            search.report.trail_files = sorted(path.name for pattern in ("*.trail", "*.cpu*_trail")
+                                               for path in workdir.glob(pattern))
+            if (any(".cpu" in name for name in search.report.trail_files)
+                    and not any(panflags.define_name(d) == "FULL_TRAIL" for d in defines)):
+                note("pan -DNCORE: the trail was written by a worker other than the first, and starts "
+                     "where that worker took over (its first state is in the .rst file beside it): "
+                     "spin -t cannot replay it from the initial state; -DFULL_TRAIL makes pan write "
+                     "the whole path")
         # pan -i/-I: the depth of the shortest error, from its trail as pan wrote it (before a
         # cycle in it is unrolled)
         first_trail = workdir / search.report.trail_files[0] if search.report.trail_files else None
@@ -385,7 +393,10 @@ def _ltl_names(model: Model) -> list[str]:
 
 def _check_reduction_on(report: PanReport, group) -> None:
     """pan says in its report whether the canonicaliser was compiled in: a reduced run whose
-    pan says otherwise was not the run we meant (a stale binary, a lost -D)."""
+    pan says otherwise was not the run we meant (a stale binary, a lost -D).  (A multi-core pan
+    that stopped at an error before its report says nothing: its errors stand.)"""
+    if not report.has_summary and report.errors:
+        return
     if report.symmetry != "on" or report.symmetry_group_order != group.order:
         said = "nothing" if report.symmetry is None else (
             f"symmetry reduction {report.symmetry}, group order {report.symmetry_group_order}")
@@ -548,8 +559,11 @@ def _search(binary: Path, pan_args: list[str], workdir: Path, source: Path, show
     def attempt(args: list[str], deeper_than_default: bool = False) -> tuple[_Search, bool]:
         """One run of pan; the second value: pan ran out of memory with a depth limit we
         raised (``deeper_than_default``), which is not an error: a smaller one may fit."""
-        for stale in workdir.glob("*.trail"):   # a trail must come from the run we report
-            stale.unlink()
+        # a trail must come from the run we report (a multi-core pan's workers write
+        # model.pml.cpuN_trail and .cpuN_rst or .rst files too)
+        for pattern in ("*.trail", "*.cpu*_trail", "*.rst", "*_rst"):
+            for stale in workdir.glob(pattern):
+                stale.unlink()
         ran(["./pan", *args])
         watcher = ProgressWatcher(options.on_progress) if options.on_progress else None
         run = toolchain.run_pan(binary, args, workdir, watcher.feed if watcher else None,
@@ -686,7 +700,7 @@ def _raise_on_pan_failure(returncode: int, output: str, report: PanReport, args:
             hint="raise the limit with -DMEMLIM=<MB> if it is set too low, or compress states "
                  "with -DCOLLAPSE (exact) or -DHC4 / -DBITSTATE (approximate); a smaller hash "
                  "table (--pan -w20) also saves memory")
-    if not report.has_summary:
+    if not report.has_summary and not report.errors:
         output = output.strip()
         if returncode < 0:
             raise ToolchainError(f"pan was killed by signal {-returncode}",

@@ -194,6 +194,11 @@ def parse_pan_output(text: str) -> PanReport:
     report.error_lines = [line.rstrip() for line in _ERROR_LINE.findall(text)]
     report.trail_files = [name.strip() for name in _TRAIL_WRITTEN.findall(text)]
     report.trail_unnamed = bool(_TRAIL_UNNAMED.search(text))
+    if not report.has_summary and report.trail_unnamed and report.error_lines:
+        # a multi-core pan whose worker found an error may stop before its first worker prints
+        # the statistics: the errors are known, the counts are not
+        report.errors = len(report.error_lines)
+        report.stopped_early = True
     if match := _VECTORSZ.search(text):
         report.vectorsz_needed = int(match.group(1)) + 1
     if match := _OUT_OF_MEMORY.search(text):
