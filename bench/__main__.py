@@ -17,6 +17,7 @@
     python -m bench swarm        a swarm of 8 bitstate jobs against one run of the same memory,
                                  with and without symmetry, on Peterson 10 (swarm.md)
     python -m bench swarm --family email --max-n 8 --jobs 4 --bits 22
+    python -m bench multicore    -DNCORE=2 against one core on Peterson 7 and e-mail 5 (multicore.md)
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
-    parser.add_argument("which", nargs="*", metavar="detect|scaling|transitions|corpus|swarm",
+    parser.add_argument("which", nargs="*", metavar="detect|scaling|transitions|corpus|swarm|multicore",
                         help="benchmarks to run (default: all)")
     parser.add_argument("--family", action="append", default=[],
                         help="scaling, transitions: only this family (repeatable)")
@@ -55,10 +56,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="no runs: rewrite the reports and plots from bench/results/scaling.json "
                              "(with corpus alone: corpus_symmetry.md from its JSON)")
     args = parser.parse_args(argv)
-    if set(args.which) - {"detect", "scaling", "transitions", "corpus", "swarm"}:
-        parser.error("benchmarks are: detect, scaling, transitions, corpus, swarm")
+    if set(args.which) - {"detect", "scaling", "transitions", "corpus", "swarm", "multicore"}:
+        parser.error("benchmarks are: detect, scaling, transitions, corpus, swarm, multicore")
 
-    from bench import corpus_symmetry, detect_table2, reduction, scaling, swarm, transitions
+    from bench import corpus_symmetry, detect_table2, multicore, reduction, scaling, swarm, transitions
 
     if args.replot and args.which == ["corpus"]:
         paths = [corpus_symmetry.rewrite()]
@@ -66,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         records, elapsed = scaling.load()
         paths = [*scaling.report(records, elapsed), reduction.report(records)]
     else:
-        which = args.which or ["detect", "scaling", "transitions", "corpus", "swarm"]
+        which = args.which or ["detect", "scaling", "transitions", "corpus", "swarm", "multicore"]
         families = {"scaling": [f.key for f in scaling.FAMILIES],
                     "transitions": [f.key for f in transitions.FAMILIES],
                     "swarm": list(swarm.GENERATORS)}
@@ -104,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
             family = next((f for f in args.family if f in swarm.GENERATORS), swarm.DEFAULT[0])
             paths += swarm.run(family, args.max_n or swarm.DEFAULT[1], args.jobs or swarm.JOBS,
                                args.bits or swarm.BITS)
+        if "multicore" in which:
+            paths.append(multicore.run())
     for path in paths:
         print(f"wrote {path}")
     return 0

@@ -69,6 +69,13 @@ topspin_canon_begin(void)
 	{	topspin_fail("weak fairness (-f) cannot be combined with symmetry reduction: "
 			"its counters (_cnt[]) refer to process numbers, which symmetry permutes");
 	}
+#if NCORE>1
+	if (a_cycles)	/* run-time flags -a, -l */
+	{	topspin_fail("a multi-core cycle search (-DNCORE>1 with -a or -l) cannot be combined with "
+			"symmetry reduction: its nested search runs on another core and closes a cycle only "
+			"on the seed state itself, where the reduced search may reach only a permutation of it");
+	}
+#endif
 	memcpy((char *) &topspin_saved, (char *) &now, vsize);
 	topspin_canonicalise();
 #ifdef TOPSPIN_CHECK

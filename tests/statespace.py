@@ -28,6 +28,12 @@ it, while the StateSpace keeps the extended Model, whose group is the declared o
 ``-a`` the nested search dumps the states it stores too, with ``_a_t & 1`` set; they are
 folded into the first search's (:func:`svd_records`).
 
+A breadth-first pan (``-DBFS``) stores states in ``store_state()``, which has no such dump:
+for it the oracle adds one line to its copy of pan.c (:data:`_BFS_DUMP`), the same ``write``
+right after ``store_state()`` counts a new state.  The BFS graph differs from the DFS one:
+states inside atomic sequences are stored too (pan's ``nominal states`` are the others), so
+its orbits are counted on its own records.
+
 Where things are in ``now``: asking pan itself
 ----------------------------------------------
 pan computes ``proc_offset[]``, ``q_offset[]`` and ``Mask[]`` (the bytes it drops before
@@ -187,6 +193,12 @@ class Probe:
     lvalue: str
     bitfield: bool
 
+
+# store_state() (-DBFS) counts a new state with these lines, and there the oracle dumps it as
+# new_state() does under -DSVDUMP.
+_BFS_STORED = "\t#endif\n\t\t\t{\tstatic long sdone = (long) 0; long ndone;\n\t\t\t\tnstates++;\n"
+_BFS_DUMP = ("#ifdef SVDUMP\n\t\t\t\tif (vprefix > 0 && write(svfd, (uchar *) &now, vprefix) != vprefix)\n"
+             "\t\t\t\t{\tfprintf(efd, \"writing %s.svd failed\\n\", PanSource); wrapup();\n\t\t\t\t}\n#endif\n")
 
 _PROBE_C = r"""/* State-space oracle probe (tests/statespace.py): pan.c unchanged, plus a wrapper of
  * write() (linked with -Wl,--wrap=write) that notes pan's layout at its largest dumped state. */
@@ -410,6 +422,12 @@ def explore(model_path: str | Path, workdir: str | Path, flags: Sequence[str] = 
     else:
         shutil.copyfile(model_path, local)
     _run(["spin", *(f"-D{d}" for d in defines), *spin_args, "-a", local.name], workdir)
+    if "-DBFS" in flags:
+        pan_c = workdir / "pan.c"
+        text = pan_c.read_text(encoding="latin-1")
+        if text.count(_BFS_STORED) != 1:
+            raise OracleError(f"pan.c's store_state() is not as expected ({_BFS_STORED!r})")
+        pan_c.write_text(text.replace(_BFS_STORED, _BFS_STORED + _BFS_DUMP), encoding="latin-1")
     # The Model as this pan checks it: whether its pan.m resets dead locals decides whether a
     # permutation may move what 0 names in a local (the same question verify asks).
     model = toolchain.as_checked_by(model, workdir)
@@ -794,17 +812,33 @@ class Orbits:
     images_computed: int
 
 
-def count_orbits(space: StateSpace, elements: Sequence[Alpha]) -> Orbits:
-    """The number of orbits of the group ``elements`` that meet the reachable states."""
+def count_orbits(space: StateSpace, elements: Sequence[Alpha], existing_only: bool = False) -> Orbits:
+    """The number of orbits of the group ``elements`` that meet the reachable states.
+
+    ``existing_only``: a state in which some process or channel does not exist yet (init
+    still starting them) is mapped only by the elements that map the existing ones to
+    existing ones, as the reduction does (README: states before init has started every
+    process); a breadth-first pan stores the states inside init's atomic start-up too."""
     action = GroupAction(space)
     done: set[bytes] = set()
     canonical = set()
     computed = 0
+    n_pids = max((p.pid for p in space.layout.processes), default=-1) + 1
+    n_chans = max((c.id for c in space.layout.channels), default=0)
+    base = space.layout.base
     for record in space.records:
         if space.key(record) in done:
             continue
-        images = {action.image_key(record, alpha) for alpha in elements}
-        computed += len(elements)
+        applied = elements
+        if existing_only:
+            pids = space.pan.fields[_NR_PR].read(record, 0) - base
+            chans = space.pan.fields[_NR_QS].read(record, 0)
+            if pids < n_pids or chans < n_chans:
+                applied = [alpha for alpha in elements
+                           if all(alpha.pid(p) < pids for p in range(max(pids, 0)))
+                           and all(alpha.chan(c) <= chans for c in range(1, chans + 1))]
+        images = {action.image_key(record, alpha) for alpha in applied}
+        computed += len(applied)
         canonical.add(min(images))
         done |= images
     return Orbits(len(canonical), frozenset(canonical), computed)

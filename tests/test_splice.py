@@ -27,7 +27,7 @@ from modelgen import read_header
 from topspin_py.errors import ToolchainError
 from topspin_py.pan.output import parse_pan_output
 from topspin_py.pan.splice import (CHECK_MACRO, PATCH_POINTS, REPORT_PREFIX, SUPPORTED_BANNER,
-                                   SYM_MACRO, SpliceError, spin_version, splice, splice_file,
+                                   SYM_MACRO, SpliceError, check_pan_p, spin_version, splice, splice_file,
                                    splice_pan_c)
 
 GENERATED = "sym_gen.c"
@@ -294,6 +294,8 @@ def test_patch_points_and_header(toggle_pan_c):
     # the report's first line is followed by ours (on or off)
     assert result.report_line == toggle_pan_c[:toggle_pan_c.index('printf("\\n(%s)\\n", SpinVersion)')].count("\n") + 1
     assert '\tTOPSPIN_REPORT(printf("\\n(%s)\\n", SpinVersion));' in text
+    # pan's own replay is preceded by the lasso hook (pan/lasso.py)
+    assert "\tTOPSPIN_REPLAY(if (readtrail) getrail()); /* no return */" in text
     # every wrapped call reads the same as before inside its wrapper
     assert "II = TOPSPIN_STORE(h_store((char *)&now, vsize));" in text
     assert "#define onstack_zap()\tTOPSPIN_STORE(g_store((char *) &now, vsize, 4))" in text
@@ -307,6 +309,11 @@ def test_patch_points_and_header(toggle_pan_c):
                         text.index("/* ==== topspin-py: symmetry reduction runtime")])
     call = r"[a-z_]+\((?:[^()]|\([^()]*\))*\)"     # onstack_now(), h_store((char *)&now, vsize)
     unwrapped = re.sub(rf"TOPSPIN_(?:STORE|STACK_TEST|STACK_OP|REPORT)\(({call})\)", r"\1", unwrapped)
+    unwrapped = unwrapped.replace("TOPSPIN_REPLAY(if (readtrail) getrail());", "if (readtrail) getrail();")
+    # before pan.p, the wraps of its stores (PAN_P_POINT)
+    assert "#define h_store(v, n)\tTOPSPIN_STORE(h_store(v, n))" in text
+    wraps = unwrapped[unwrapped.index("\t#ifdef TOPSPIN_SYM\t/* topspin-py: pan.p"):unwrapped.index('\t#include "pan.p"')]
+    unwrapped = unwrapped.replace(wraps, "")
     assert unwrapped == toggle_pan_c
 
 
@@ -552,9 +559,9 @@ def test_assertion_violation_is_found_and_its_trail_replays(tmp_path, mode):
 
 @pytest.mark.parametrize("flags, message", [
     (("-DTRIX",), "-DTRIX"),
-    (("-DBFS_PAR",), "-DBFS_PAR"),
-    (("-DNCORE=2",), "NCORE>1"),
     (("-DBFS", "-DBITSTATE"), "needs -DNOREDUCE"),
+    (("-DBFS_PAR", "-DSAFETY", "-DBITSTATE"), "needs -DNOREDUCE"),   # (pan.h: BFS_PAR defines BFS)
+    (("-DBFS_PAR",), "-DBFS_PAR without -DSAFETY"),
     (("-DBCS",), "-DBCS"),
 ])
 def test_unsupported_configurations_do_not_compile(tmp_path, toggle_dir, toggle_pan_c, flags,
@@ -580,6 +587,26 @@ def test_weak_fairness_is_refused_at_run_time(tmp_path):
     assert refused.returncode == 1
     assert "pan: topspin: weak fairness (-f) cannot be combined with symmetry reduction" \
         in refused.output
+
+
+def test_multi_core_cycle_search_is_refused_at_run_time(tmp_path):
+    # Its safety search is supported (tests/test_multicore.py); -a and -l are run-time flags.
+    pan_c = spin_a(tmp_path, "mutex.pml", MUTEX)
+    prepare(tmp_path, pan_c, IDENTITY)
+    binaries = build_modes(tmp_path, {"ncore": ("-DNCORE=2",)}, sources=("patched", "sym"))
+    refused = run_pan(binaries["ncore", "sym"], ("-a", "-N", "live"))
+    assert refused.returncode == 1
+    assert "multi-core cycle search (-DNCORE>1 with -a or -l) cannot be combined with symmetry " \
+           "reduction" in refused.output
+
+
+def test_pan_p_is_checked(toggle_dir):
+    pan_p = (toggle_dir / "pan.p").read_text(encoding="latin-1")
+    check_pan_p(pan_p)   # SPIN 6.5.2's: its stores of `now` are where the wraps expect them
+    with pytest.raises(SpliceError, match="does not account for"):
+        check_pan_p(pan_p + "\nvoid extra(void) { (void) h_store((char *) &A_Root, vsize); }\n")
+    with pytest.raises(SpliceError, match="found 1 times in pan.p, expected 2"):
+        check_pan_p(pan_p.replace("if (!bfs_do_store((char *)&now, vsize))", "if (!seen())", 1))
 
 
 @pytest.mark.parametrize("body, complaint", [

@@ -12,8 +12,8 @@ from topspin_py.codegen.own_build import GENERATED_BY_US
 from topspin_py.codegen.render import STRATEGIES, render_canonicaliser
 from topspin_py.errors import UsageError
 from topspin_py.layout.statevector import read_layout
-from topspin_py.pan.flags import define_name
-from topspin_py.pan.splice import SYM_MACRO, SplicedPan, splice_file
+from topspin_py.pan.flags import breadth_first, define_name
+from topspin_py.pan.splice import SYM_MACRO, SplicedPan, check_pan_p, splice_file
 from topspin_py.pan.toolchain import load_model_checked
 from topspin_py.promela.model import ANY_CLAIM, NO_CLAIM, Model
 from topspin_py.symmetry.detect import Group, acting_on_states, detect
@@ -81,7 +81,7 @@ def plan(model_path: Path, defines: list[str], requested: str,
     # The user runs pan, possibly with -N: every claim must stay valid, unless -DNOCLAIM.
     claim = NO_CLAIM if any(define_name(d) == "NOCLAIM" for d in defines) else ANY_CLAIM
     searched = model.keeping_claim(claim)
-    if any(define_name(d) == "BFS" for d in defines):
+    if breadth_first(defines):
         searched = searched.for_breadth_first_search()
     group = acting_on_states(detect(searched))
     choice = strategy_choice(requested, group)
@@ -96,11 +96,22 @@ def reduce_in(workdir: Path, model: Model, group: Group, strategy: str, flags: l
     """Write the canonicaliser for ``group`` beside the pan.c in ``workdir`` and splice it in.
     ``flags`` are the -D flags pan will be compiled with (they shape pan.h's structs);
     ``reason`` is why auto chose ``strategy``, for the header."""
-    layout = read_layout(workdir, model, infer_types(model), flags=flags)
-    (workdir / GENERATED_C).write_text(_c_comment(group, strategy, reason)
-                                       + render_canonicaliser(group, layout, strategy))
+    write_canonicaliser(workdir, model, group, strategy, flags, GENERATED_C, reason)
     (workdir / GENERATED_H).write_text(_header(group, strategy, flags, reason))
+    if (workdir / "pan.p").is_file():   # -DBFS_PAR's workers: wrapped where pan.c includes it
+        check_pan_p((workdir / "pan.p").read_text(encoding="latin-1"))
     return splice_file(workdir / "pan.c", GENERATED_C)
+
+
+def write_canonicaliser(workdir: Path, model: Model, group: Group, strategy: str, flags: list[str],
+                        name: str, reason: str | None = None) -> Path:
+    """The canonicaliser for ``group`` as ``workdir/name``, for the pan.c (spin's, spliced or
+    not) and pan.h in ``workdir``; ``flags`` as for :func:`reduce_in`.  A spliced pan.c
+    compiled with ``-DTOPSPIN_SYM_FILE="name"`` uses it instead of its own (pan/lasso.py)."""
+    layout = read_layout(workdir, model, infer_types(model), flags=flags)
+    path = workdir / name
+    path.write_text(_c_comment(group, strategy, reason) + render_canonicaliser(group, layout, strategy))
+    return path
 
 
 def _strategy_lines(group: Group, strategy: str, reason: str | None) -> list[str]:

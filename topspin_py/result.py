@@ -26,6 +26,7 @@ import shlex
 from dataclasses import asdict, dataclass, field
 
 from topspin_py import strategies
+from topspin_py.pan.lasso import Lasso
 from topspin_py.pan.output import Unreached
 
 # The keys every consumer may rely on (the acceptance contract of `verify --json`).
@@ -136,6 +137,9 @@ class Result:
     # "exact", "complete" or "approximate" (topspin_py.strategies); None: no reduction.
     exactness: str | None = None
     cross_check: PorRun | None = None   # --cross-check: the run with POR switched the other way
+    # A cycle's trail under symmetry reduction (pan/lasso.py): one entry per trail with a cycle,
+    # the Lasso's as_json() ("outcome": "closed", "unrolled" or "failed").
+    lassos: list[dict] = field(default_factory=list)
 
     @property
     def reduction(self) -> float | None:
@@ -277,6 +281,7 @@ class Result:
                              f"pan -i/-I kept the shortest of {self.errors})")
             lines.append(f"{'replay:':16}{self.replay_command}")
         lines += [f"{'trail note:':16}{text}" for text in self.trail_notes]
+        lines += [f"{'lasso:':16}{_lasso_line(lasso)}" for lasso in self.lassos]
         lines += self._unreached_lines()
         if not self.counts_exact:
             lines.append("note: pan printed some counts rounded to 8 significant digits")
@@ -367,6 +372,11 @@ class Result:
 
 
 UNREACHED_SHOWN = 10   # statements in the summary; the JSON has all
+
+
+def _lasso_line(lasso: dict) -> str:
+    """What became of a trail's cycle (pan/lasso.py's Lasso.describe, from its JSON)."""
+    return Lasso(**lasso).describe()
 
 
 def _unreached_owner(block: Unreached) -> str:

@@ -60,14 +60,14 @@ from topspin_py import strategies
 from topspin_py.codegen.render import STRATEGIES as CANONICALISERS
 from topspin_py.errors import ToolchainError, UsageError
 from topspin_py.pan import flags as panflags
-from topspin_py.pan import toolchain
+from topspin_py.pan import lasso, toolchain
 from topspin_py.pan.claims import accept_labels
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.pan.progress import Progress, ProgressWatcher
 from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.promela import build_model, parse_file
 from topspin_py.promela.model import Model
-from topspin_py.reduce import GENERATED_C, defines_the_reduction_needs, reduce_in, strategy_choice
+from topspin_py.reduce import GENERATED_C, defines_the_reduction_needs, reduce_in, strategy_choice, write_canonicaliser
 from topspin_py.result import PlainRun, PorRun, Result
 from topspin_py.symmetry.detect import Group, acting_on_states, detect
 
@@ -176,12 +176,25 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         binary, flags = compile_build(build, workdir, reporter, optimisation=options.optimisation)
         search = _search(binary, build.pan_args, workdir, build.source, build.desugared or model, options,
                          reporter.note, reporter.ran)
+        _name_unnamed_trails(search.report, workdir, build.defines, note)
         check_report(build, search.report)
+        # pan -i/-I: the depth of the shortest error, from its trail as pan wrote it (before a
+        # cycle in it is unrolled)
+        first_trail = workdir / search.report.trail_files[0] if search.report.trail_files else None
+        shortest = (_trail_depth(first_trail) if first_trail is not None and first_trail.is_file()
+                    and panflags.iterative(search.args) else None)
+        lassos: list[lasso.Lasso] = []
+        # (a run whose trails are not kept, --compare's or --cross-check's second, skips it)
+        if (strategy != "none" and search.report.cycle_search and search.report.errors
+                and not search.interrupted and options.save_trails):
+            assert group is not None
+            lassos = _unroll_lassos(binary, search, workdir, loaded, group, flags, build.tools,
+                                    reporter.ran, reporter.stage)
+            for failed in (item for item in lassos if item.outcome == "failed"):
+                note(f"lasso: {failed.describe()}")
         trails = (save_trails(search.report, workdir, model, options.keep_dir, build.replay_args,
                               (build.source, build.desugared) if build.desugared is not None else None)
                   if options.save_trails else SavedTrails([], None, []))
-        shortest = (_trail_depth(trails.paths[0]) if trails.paths and panflags.iterative(search.args)
-                    else None)
         if options.keep_dir is not None:
             (workdir / "spin.out").write_text(build.spin_output)
             (workdir / "pan.out").write_text(search.output)
@@ -190,6 +203,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     result = _result(model, strategy, search, [str(path) for path in trails.paths], trails.replay,
                      build.defines, flags, build.tools.spin_version, time.monotonic() - started)
     result.trail_notes = trails.notes
+    result.lassos = [item.as_json() for item in lassos]
     result.trail_depth = shortest
     result.group_order = group.order if group is not None and strategy != "none" else 1
     result.symmetry_notes = build.symmetry_notes
@@ -367,11 +381,60 @@ def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporte
     if compile_flags.model_only:
         detail("for the model only (pan's sources do not test them): "
                + " ".join(f"-D{define}" for define in compile_flags.model_only))
+    if strategy != "none" and "-DBFS_PAR" in compile_flags.flags and "-DSAFETY" not in compile_flags.flags:
+        # (the splice refuses it too, at compile time)
+        raise UsageError("-DBFS_PAR without -DSAFETY is not supported with symmetry reduction: "
+                         "its bounded cycle search keeps a pointer to the hash-table entry of "
+                         "its target state in the state vector, where a canonical form puts "
+                         "another state's", hint="add -DSAFETY (a safety search), or use --strategy none")
     return PanBuild(model=model, tools=tools, loaded=loaded, searched=searched, source=source,
                     desugared=desugared, spin_output=spin_output, spin_options=spin_options,
                     pan_args=pan_args, defines=defines, group=group, strategy=strategy,
                     strategy_reason=strategy_reason, symmetry_notes=symmetry_notes,
                     compile_flags=list(compile_flags.flags))
+
+
+def _name_unnamed_trails(report: PanReport, workdir: Path, defines: list[str], note) -> None:
+    """A multi-core pan names no trail: worker 0's is model.pml.trail, worker N's
+    model.pml.cpuN_trail (_search removed every older one before pan ran)."""
+    if not report.trail_unnamed or report.trail_files:
+        return
+    report.trail_files = sorted(path.name for pattern in ("*.trail", "*.cpu*_trail")
+                                for path in workdir.glob(pattern))
+    if (any(".cpu" in name for name in report.trail_files)
+            and not any(panflags.define_name(d) == "FULL_TRAIL" for d in defines)):
+        note("pan -DNCORE: the trail was written by a worker other than the first, and starts "
+             "where that worker took over (its first state is in the .rst file beside it): "
+             "spin -t cannot replay it from the initial state; -DFULL_TRAIL makes pan write "
+             "the whole path")
+
+
+def _unroll_lassos(binary: Path, search: _Search, workdir: Path, model: Model, group, flags: list[str],
+                   tools, ran, stage) -> list[lasso.Lasso]:
+    """Every trail of ``search`` that ends in a cycle, made a real lasso where pan closed the
+    cycle only up to a symmetry (pan/lasso.py), before the trails are copied to the user.
+    A canonicaliser that does not give its elements gets a second pan, with refine's."""
+    lassos = []
+    unrolling = binary
+    for name in dict.fromkeys(search.report.trail_files):
+        trail = workdir / name
+        if not trail.is_file() or not lasso.has_cycle(trail):
+            continue
+        stage("unrolling the cycle into a lasso", None)
+        ran(["env", f"{lasso.LASSO_ENV}={name}", f"./{unrolling.name}", *search.args])
+        try:
+            lassos.append(lasso.unroll(unrolling, search.args, workdir, trail))
+            continue
+        except lasso.NoElement:
+            pass
+        own = [flag for flag in flags if flag != "-D" + SYM_MACRO]
+        write_canonicaliser(workdir, model, group, "refine", own, lasso.LASSO_CANONICALISER)
+        lasso_flags = [*flags, f'-DTOPSPIN_SYM_FILE="{lasso.LASSO_CANONICALISER}"']
+        ran(toolchain.compile_command(tools, lasso_flags, "-O0", lasso.LASSO_BINARY))
+        unrolling = toolchain.compile_pan(tools, lasso_flags, workdir, "-O0", lasso.LASSO_BINARY)
+        ran(["env", f"{lasso.LASSO_ENV}={name}", f"./{unrolling.name}", *search.args])
+        lassos.append(lasso.unroll(unrolling, search.args, workdir, trail))
+    return lassos
 
 
 def _por_switched(defines: list[str]) -> list[str]:
@@ -384,7 +447,8 @@ def _por_switched(defines: list[str]) -> list[str]:
 def _refuse_cross_check(options: VerifyOptions) -> None:
     """Before any work: a cross-check whose second run would be refused (refuse_with_symmetry)."""
     names = {panflags.define_name(define) for define in _por_switched(list(options.defines))}
-    if options.strategy != "none" and {"BFS", "BITSTATE"} <= names and "NOREDUCE" not in names:
+    if (options.strategy != "none" and panflags.breadth_first(names) and "BITSTATE" in names
+            and "NOREDUCE" not in names):
         raise UsageError("--cross-check: -DBFS -DBITSTATE with symmetry reduction needs -DNOREDUCE "
                          "(its proviso compares raw states), so there is no run with partial order "
                          "reduction to compare", hint="drop --cross-check, or -DBFS or -DBITSTATE")
@@ -423,7 +487,10 @@ def _claim_description(claim: str | None, model: Model) -> str | None:
 
 def _check_reduction_on(report: PanReport, group) -> None:
     """pan says in its report whether the canonicaliser was compiled in: a reduced run whose
-    pan says otherwise was not the run we meant (a stale binary, a lost -D)."""
+    pan says otherwise was not the run we meant (a stale binary, a lost -D).  (A multi-core pan
+    that stopped at an error before its report says nothing: its errors stand.)"""
+    if not report.has_summary and report.errors:
+        return
     if report.symmetry != "on" or report.symmetry_group_order != group.order:
         said = "nothing" if report.symmetry is None else (
             f"symmetry reduction {report.symmetry}, group order {report.symmetry_group_order}")
@@ -462,7 +529,7 @@ def model_as_searched(model: Model, defines: list[str], pan_args: list[str]) -> 
     """The model as the search sees it, for detection: only the claim pan checks (-N name,
     -DNOCLAIM), and no accept or progress labels unless pan looks for cycles."""
     searched = model.keeping_claim(panflags.claim_in_force(defines, pan_args))
-    if any(panflags.define_name(d.removeprefix("-D")) == "BFS" for d in defines):
+    if panflags.breadth_first(defines):
         searched = searched.for_breadth_first_search()
     return searched if panflags.cycle_search(pan_args) else searched.for_safety_search()
 
@@ -475,9 +542,27 @@ def refuse_with_symmetry(pan_args: list[str], defines: list[str]) -> None:
                          hint="use --strategy none with -f")
     for define in defines:
         name = define.split("=", 1)[0]
-        if name in ("BFS_PAR", "TRIX") or (name == "NCORE" and define.split("=", 1)[1:] not in ([], ["1"])):
-            raise UsageError(f"-D{name} is not supported with symmetry reduction",
+        if name == "TRIX":
+            # pan keeps each process and channel in a vector of its own, which the
+            # canonicaliser (written for one state vector, `now`) does not see
+            raise UsageError("-DTRIX is not supported with symmetry reduction: it keeps every "
+                             "process and channel in a vector of its own, and the canonicaliser "
+                             "works on the one state vector pan otherwise keeps",
                              hint="use --strategy none")
+        if name == "BFS_PAR" and panflags.cycle_search(pan_args):
+            raise UsageError("-DBFS_PAR with a cycle search (-a, -l) is not supported with symmetry "
+                             "reduction (only its safety search is, with -DSAFETY)",
+                             hint="use --safety -DSAFETY, or --strategy none")
+        if name == "NCORE" and panflags.cycle_search(pan_args) and define.split("=", 1)[1:] not in ([], ["1"]):
+            # pan's multi-core liveness search hands each accepting state to the next core,
+            # whose nested search ends a cycle only on that very seed state (the first search's
+            # stack is on another core); a reduced nested search may meet only a permutation of
+            # the seed, whose canonical form it stored already, and so miss the cycle
+            # (tests/models/lasso_ring.pml: plain pan -DNCORE=2 -a finds it, a reduced one not).
+            raise UsageError("-DNCORE>1 with a cycle search (-a, -l) is not supported with symmetry "
+                             "reduction: pan's multi-core nested search closes a cycle only on its "
+                             "seed state itself, and the reduced search may reach only a permutation "
+                             "of it, missing the cycle", hint="use -DNCORE=1, --safety, or --strategy none")
     names = {define.split("=", 1)[0] for define in defines}
     if "BCS" in names:
         # pan's bounded context switching keeps the running process and the switch count in
@@ -488,7 +573,7 @@ def refuse_with_symmetry(pan_args: list[str], defines: list[str]) -> None:
                          "reduction: the bound counts switches between process slots along the "
                          "search path, which canonical states merge, so errors within the bound "
                          "could be missed", hint="use --strategy none")
-    if {"BFS", "BITSTATE"} <= names and "NOREDUCE" not in names:
+    if panflags.breadth_first(defines) and "BITSTATE" in names and "NOREDUCE" not in names:
         raise UsageError("-DBFS -DBITSTATE with partial order reduction compares raw states, "
                          "not their canonical forms", hint="add -DNOREDUCE")
 
@@ -568,8 +653,11 @@ def _search(binary: Path, pan_args: list[str], workdir: Path, source: Path, show
     def attempt(args: list[str], deeper_than_default: bool = False) -> tuple[_Search, bool]:
         """One run of pan; the second value: pan ran out of memory with a depth limit we
         raised (``deeper_than_default``), which is not an error: a smaller one may fit."""
-        for stale in workdir.glob("*.trail"):   # a trail must come from the run we report
-            stale.unlink()
+        # a trail must come from the run we report (a multi-core pan's workers write
+        # model.pml.cpuN_trail and .cpuN_rst or .rst files too)
+        for pattern in ("*.trail", "*.cpu*_trail", "*.rst", "*_rst"):
+            for stale in workdir.glob(pattern):
+                stale.unlink()
         ran(["./pan", *args])
         watcher = ProgressWatcher(options.on_progress) if options.on_progress else None
         run = toolchain.run_pan(binary, args, workdir, watcher.feed if watcher else None,
@@ -706,7 +794,7 @@ def _raise_on_pan_failure(returncode: int, output: str, report: PanReport, args:
             hint="raise the limit with -DMEMLIM=<MB> if it is set too low, or compress states "
                  "with -DCOLLAPSE (exact) or -DHC4 / -DBITSTATE (approximate); a smaller hash "
                  "table (--pan -w20) also saves memory")
-    if not report.has_summary:
+    if not report.has_summary and not report.errors:
         output = output.strip()
         if returncode < 0:
             raise ToolchainError(f"pan was killed by signal {-returncode}",
@@ -774,7 +862,10 @@ def save_trails(report: PanReport, workdir: Path, model: Path, keep_dir: Path | 
         if existed:
             notes.append(f"replaced the previous {target}")
         paths.append(target)
-        flags = [_trail_flag(model, name)] if program == model else ["-k", str(target)]
+        flag = _trail_flag(model, name)
+        # spin -t finds model.pml.trail and model.pmlN.trail; another name (a -DBFS_PAR pan's
+        # model.pml_pan_PID.trail) is given with -k
+        flags = [flag] if program == model and flag is not None else ["-k", str(target)]
         replay = replay or _replay_command(program, spin_args, flags)
     stale = model.with_name(model.name + ".trail")
     if stale.exists() and not any(Path(name).name == stale.name for name in report.trail_files):
@@ -794,10 +885,13 @@ def _keep_elsewhere(source: Path, keep_dir: Path | None) -> Path | None:
         return None
 
 
-def _trail_flag(model: Path, pan_name: str) -> str:
-    """spin's flag for the trail pan named ``pan_name``: -t for m.pml.trail, -tN for m.pmlN.trail."""
+def _trail_flag(model: Path, pan_name: str) -> str | None:
+    """spin's flag for the trail pan named ``pan_name``: -t for m.pml.trail, -tN for
+    m.pmlN.trail; None for any other name."""
     match = re.fullmatch(re.escape(model.name) + r"(\d*)\.trail", Path(pan_name).name)
-    return f"-t{match.group(1)}" if match and match.group(1) else "-t"
+    if match is None:
+        return None
+    return f"-t{match.group(1)}" if match.group(1) else "-t"
 
 
 def _replay_command(model: Path, spin_args: list[str], trail_flags: list[str]) -> str:

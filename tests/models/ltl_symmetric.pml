@@ -10,6 +10,10 @@
    progress  [] <> (incs == 1): someone enters the critical section infinitely often.  It
              fails: every client may idle for ever at the loop head, an acceptance cycle of
              pan -a, which plain SPIN finds, and so must every reduced search.
+   release   [] (incs == 1 -> <> (incs == 0)): whoever is inside leaves.  A liveness
+             property that holds, checked under the whole S3: while incs == 1 the holder is
+             between incs++ and incs--, and nobody else can move (the lock is taken, and the
+             idle loop needs incs == 0), so the holder goes on to incs--.
    everybody []<> cs[0] && []<> cs[1] && []<> cs[2]: every client gets in infinitely often,
              the same for every client but not written as one expression over all of them.
              It fails (the same idle cycle).  No group order is expected of it: the formula
@@ -33,6 +37,7 @@
    expect: pan="-a -N progress" states=2 transitions=2 errors=1 order=6
    expect: flags=-DNOREDUCE pan="-a -N progress" states=2 transitions=2 errors=1 order=6
    expect: pan="-a -N everybody" states=2 transitions=2 errors=1
+   expect: pan="-a -N release" states=25 transitions=61 errors=0 order=6
 */
 bool lock;
 byte incs;
@@ -54,3 +59,4 @@ active [3] proctype client()
 ltl mutex { [] (cs[0] + cs[1] + cs[2] <= 1) }
 ltl progress { [] <> (incs == 1) }
 ltl everybody { []<> cs[0] && []<> cs[1] && []<> cs[2] }
+ltl release { [] (incs == 1 -> <> (incs == 0)) }

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 from ..errors import TopspinError
 from ..layout.statevector import CHAN, DATA, PID, StateLayout, ValueField
-from ..pan.flags import define_name
+from ..pan.flags import breadth_first
 from ..resources import template_environment
 from ..symmetry.detect import Group
 from ..symmetry.types import domain_of
@@ -280,7 +280,7 @@ def _start_up_chains(group: Group, layout: StateLayout, n_pids: int, n_chans: in
 
 
 def _breadth_first(layout: StateLayout) -> bool:
-    return any(flag.startswith("-D") and define_name(flag[2:]) == "BFS" for flag in layout.flags)
+    return breadth_first(flag for flag in layout.flags if flag.startswith("-D"))
 
 
 def _chain_context(chain, description: str, existing: frozenset[int] | None) -> dict:

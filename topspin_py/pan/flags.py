@@ -118,9 +118,12 @@ _APPROXIMATE_STORAGE = {"BITSTATE", "HC", "HC0", "HC1", "HC2", "HC3", "HC4"}
 
 def approximate_storage(compile_flags) -> str | None:
     """The -D flag that makes the search approximate (bitstate, hash compaction), if any."""
+    names = {define_name(flag.removeprefix("-D")) for flag in compile_flags}
     for flag in compile_flags:
         if define_name(flag.removeprefix("-D")) in _APPROXIMATE_STORAGE:
             return flag
+    if "BFS_PAR" in names and not names & {"NO_HC", "NO_TDH"}:
+        return "-DBFS_PAR"   # its pan.h turns on hash compaction unless -DNO_HC or -DNO_TDH
     return None
 
 
@@ -142,6 +145,11 @@ def claim_in_force(defines, pan_args) -> str:
         if i + 1 < len(args) and not args[i + 1].startswith("-"):
             return args[i + 1]
     return FIRST_CLAIM
+
+
+def breadth_first(defines) -> bool:
+    """Whether pan searches breadth first: -DBFS, or -DBFS_PAR (whose pan.h defines BFS)."""
+    return any(define_name(d.removeprefix("-D")) in ("BFS", "BFS_PAR") for d in defines)
 
 
 def cycle_search(pan_args) -> bool:

@@ -42,8 +42,11 @@ _RATE = re.compile(rf"^pan: rate\s+{_COUNT} states/second", re.M)
 _DEPTH_LIMIT = re.compile(r"^error: max search depth too small", re.M)
 _NOT_COMPLETED = re.compile(r"^Warning: Search not completed", re.M)
 # pan:1: assertion violated (x==1) (at depth 58) / pan:1: invalid end state (at depth 3) / ...
-_ERROR_LINE = re.compile(r"^pan:\d+: .*$", re.M)
+# A multi-core pan (-DNCORE>1) puts "cpuN: " before them, and writes its trail as a single
+# pan does but says only "cpuN: pan: wrote trailfile" (trail_unnamed).
+_ERROR_LINE = re.compile(r"^(?:cpu\d+: )?(pan:\d+: .*)$", re.M)
 _TRAIL_WRITTEN = re.compile(r"^pan: wrote (.+)$", re.M)
+_TRAIL_UNNAMED = re.compile(r"^cpu\d+: pan: wrote trailfile$", re.M)
 _VECTORSZ = re.compile(r"VECTORSZ too small, recompile pan\.c with -DVECTORSZ=N with N>(\d+)")
 _OUT_OF_MEMORY = re.compile(
     r"^(?:pan: out of memory|pan: reached -DMEMLIM bound|.*out of memory -- aborting)", re.M)
@@ -118,6 +121,7 @@ class PanReport:
     time_limit_hit: bool = False       # -QN: "Time limit of ... exceeded"
     error_lines: list[str] = field(default_factory=list)
     trail_files: list[str] = field(default_factory=list)  # as pan names them, relative to its cwd
+    trail_unnamed: bool = False        # a multi-core pan wrote a trail without saying its name
     vectorsz_needed: int | None = None  # "recompile pan.c with -DVECTORSZ=N with N>..."
     out_of_memory: bool = False
     memory_lines: list[str] = field(default_factory=list)  # pan's own lines about the memory failure
@@ -189,6 +193,12 @@ def parse_pan_output(text: str) -> PanReport:
     report.time_limit_hit = bool(_TIME_LIMIT.search(text))
     report.error_lines = [line.rstrip() for line in _ERROR_LINE.findall(text)]
     report.trail_files = [name.strip() for name in _TRAIL_WRITTEN.findall(text)]
+    report.trail_unnamed = bool(_TRAIL_UNNAMED.search(text))
+    if not report.has_summary and report.trail_unnamed and report.error_lines:
+        # a multi-core pan whose worker found an error may stop before its first worker prints
+        # the statistics: the errors are known, the counts are not
+        report.errors = len(report.error_lines)
+        report.stopped_early = True
     if match := _VECTORSZ.search(text):
         report.vectorsz_needed = int(match.group(1)) + 1
     if match := _OUT_OF_MEMORY.search(text):

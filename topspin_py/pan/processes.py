@@ -72,17 +72,20 @@ def terminated_by_signals(signums: Sequence[int] = (signal.SIGTERM, signal.SIGHU
             signal.signal(signum, old)
 
 
-def start(command: Sequence[str], cwd: Path, merge_stderr: bool = False) -> subprocess.Popen[bytes]:
-    """Start ``command`` in a new process group, reading nothing, its output on pipes."""
+def start(command: Sequence[str], cwd: Path, merge_stderr: bool = False,
+          env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """Start ``command`` in a new process group, reading nothing, its output on pipes;
+    ``env``: variables to add to the environment."""
     return subprocess.Popen(list(command), cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
-                            process_group=0)
+                            process_group=0, env={**os.environ, **env} if env else None)
 
 
-def run_captured(command: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def run_captured(command: Sequence[str], cwd: Path,
+                 env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run ``command`` to its end (spin, gcc) and return its output; if anything interrupts
     the wait (Ctrl-C, Terminated), stop its whole group first."""
-    process = start(command, cwd)
+    process = start(command, cwd, env=env)
     try:
         stdout, stderr = process.communicate()
     except BaseException:

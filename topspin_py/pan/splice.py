@@ -35,10 +35,13 @@ edited pan.c -- the splice fails with a ``SpliceError`` naming the pattern and t
 rather than produce a pan that silently stores actual states.
 
 Not supported, and refused by ``#error`` when compiled with -DTOPSPIN_SYM: -DTRIX,
--DBFS_PAR, -DNCORE>1, and -DBFS -DBITSTATE without -DNOREDUCE (its proviso compares raw
+-DBFS_PAR, -DBCS, and -DBFS -DBITSTATE without -DNOREDUCE (its proviso compares raw
 vectors against the queue).  Weak fairness is pan's run-time flag ``-f``, invisible to the
 preprocessor: the runtime refuses it on the first store (``pan: topspin: weak fairness
-...``, exit status 1), and callers should refuse it before running pan.
+...``, exit status 1), and callers should refuse it before running pan.  So are -a and -l
+in a multi-core pan (-DNCORE>1; its safety search is supported: every worker canonicalises
+before it stores in the shared table): its nested search runs on another core, which closes a
+cycle only on the seed state itself, and under reduction may meet only a permutation of it.
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ class Wrappers:
     stack_test: str = "TOPSPIN_STACK_TEST"  # onstack_now() as an expression
     stack_op: str = "TOPSPIN_STACK_OP"      # onstack_put(); onstack_zap(); as statements
     report: str = "TOPSPIN_REPORT"          # wrapup()'s version line: our line follows it
+    replay: str = "TOPSPIN_REPLAY"          # do_the_search()'s replay: the lasso hook precedes it
 
 
 WRAPPERS = Wrappers()
@@ -114,6 +118,57 @@ REPORT_POINT = PatchPoint(
     "printf(SpinVersion) in wrapup()", r'^\tprintf\("\\n\(%s\)\\n", SpinVersion\)(?=;)', 1,
     WRAPPERS.report, "wrapup(): the first line of pan's report")
 
+# do_the_search() replays a trail (pan -r) once the initial state is set up, before the search:
+# with TOPSPIN_LASSO=trail in its environment, a reduced pan unrolls that trail's cycle there
+# instead (c_runtime/topspin_lasso.c) and exits.  Not a store either.
+REPLAY_POINT = PatchPoint(
+    "if (readtrail) getrail(); in do_the_search()",
+    r"^\tif \(readtrail\) getrail\(\)(?=; /\* no return \*/)", 1,
+    WRAPPERS.replay, "do_the_search(): pan's own trail replay, before the search starts")
+
+
+# -DBFS_PAR: pan.c ends with #include "pan.p", whose breadth-first workers store states with
+# their own calls (bfs_do_store((char *)&now, vsize), a macro for h_store, o_store or b_store)
+# and, with -DBFS_SEP_HASH, pick the worker that stores a state by a hash of it
+# (d_sfh((uchar *)&now, (int) vsize)).  Right before that #include the splice defines those
+# four names as macros of themselves wrapped in the store wrapper, so that inside pan.p they
+# store, and hash, the canonical form of `now` (a macro does not expand inside its own
+# expansion: the call in it is the function).  pan.p is not part of pan.c's text, so
+# check_pan_p() checks separately that those are its only such calls.
+PAN_P_POINT = PatchPoint(
+    '#include "pan.p"', r'^\t#include "pan\.p"$', 1, "",
+    "the end of pan.c, under #ifdef BFS_PAR: pan.p's breadth-first workers")
+_PAN_P_WRAPS = """\t#ifdef {macro}\t/* topspin-py: pan.p stores and partitions the canonical form of `now` */
+\t\t#define h_store(v, n)\t{store}(h_store(v, n))
+\t\t#define o_store(v, n)\t{store}(o_store(v, n))
+\t\t#define b_store(v, n)\t{store}(b_store(v, n))
+\t\t#define d_sfh(v, n)\t((void) {store}((d_sfh(v, n), 0)))
+\t#endif
+"""
+# What pan.p of SPIN 6.5.2 holds: these calls on `now`, and no other call of a store or a hash.
+_PAN_P_CALLS = ((r"\bbfs_do_store\(\(char \*\)&now, vsize\)", 2),
+                (r"\bd_sfh\(\(uchar \*\)&now, \(int\) vsize\)", 1),
+                (r"#define bfs_do_store\(v, n\) [hob]_store\(v, n\)", 3))
+_PAN_P_ANY = r"\b(?:bfs_do_store|[hbgo]_store|d_sfh|d_hash|m_hash|s_hash)\s*\("
+
+
+def check_pan_p(pan_p_text: str) -> None:
+    """SpliceError unless the pan.p beside a spliced pan.c stores and hashes `now` only where
+    the wraps before its #include expect (see PAN_P_POINT)."""
+    covered: list[tuple[int, int]] = []
+    for pattern, expected in _PAN_P_CALLS:
+        found = [m.span() for m in re.finditer(pattern, pan_p_text)]
+        if len(found) != expected:
+            raise SpliceError(f"pattern {pattern!r} found {len(found)} times in pan.p, expected {expected}",
+                              hint=_DIFFERS_HINT)
+        covered += found
+    stray = [m for m in re.finditer(_PAN_P_ANY, pan_p_text)
+             if not any(start <= m.start() < end for start, end in covered)]
+    if stray:
+        raise SpliceError(f"found {len(stray)} store or hash call(s) in pan.p that the splice does not "
+                          f"account for (pattern {_PAN_P_ANY!r})",
+                          detail=f"at lines: {_show(_lines(pan_p_text, stray))}", hint=_DIFFERS_HINT)
+
 
 @dataclass(frozen=True)
 class _Census:
@@ -139,14 +194,14 @@ _CENSUS: tuple[_Census, ...] = (
 _REFUSALS: tuple[tuple[str, str], ...] = (
     ("defined(TRIX)",
      "-DTRIX (state vector split into pieces) is not supported with symmetry reduction"),
-    ("defined(BFS_PAR)",
-     "-DBFS_PAR (parallel breadth-first search) is not supported with symmetry reduction"),
-    ("NCORE>1",
-     "multi-core search (-DNCORE>1) is not supported with symmetry reduction"),
     ("defined(BCS)",
      "-DBCS (bounded context switching) is not supported with symmetry reduction (pan keeps "
      "the context-switch count on its stack, not in the state, so merging symmetric states "
      "loses paths: an error plain pan finds with -L1 was missed)"),
+    ("defined(BFS_PAR) && defined(L_BOUND)",
+     "-DBFS_PAR without -DSAFETY (its bounded cycle search) is not supported with symmetry "
+     "reduction: it keeps a pointer to the hash-table entry of its target state in the state "
+     "vector (_l_sds), where a canonical form puts another state's; add -DSAFETY"),
     ("defined(BFS) && defined(BITSTATE) && !defined(NOREDUCE)",
      "-DBFS -DBITSTATE needs -DNOREDUCE with symmetry reduction "
      "(its partial order proviso compares raw state vectors)"),
@@ -229,7 +284,7 @@ def splice_pan_c(pan_c_text: str, generated_c_file_name: str) -> SplicedPan:
     sites: list[PatchSite] = []
     covered: list[tuple[int, int]] = []
     report_line = 0
-    for point in (*PATCH_POINTS, REPORT_POINT):
+    for point in (*PATCH_POINTS, REPORT_POINT, REPLAY_POINT, PAN_P_POINT):
         matches = list(re.finditer(point.pattern, pan_c_text, re.M))
         if len(matches) != point.expected:
             raise SpliceError(
@@ -241,11 +296,15 @@ def splice_pan_c(pan_c_text: str, generated_c_file_name: str) -> SplicedPan:
         for match in matches:
             call = match.group(0)
             indent = call[: len(call) - len(call.lstrip(" \t"))]
-            edits.append((match.start(), match.end(), f"{indent}{point.wrapper}({call.strip()})"))
+            if point is PAN_P_POINT:
+                edits.append((match.start(), match.end(),
+                              _PAN_P_WRAPS.format(macro=SYM_MACRO, store=WRAPPERS.store) + call))
+            else:
+                edits.append((match.start(), match.end(), f"{indent}{point.wrapper}({call.strip()})"))
             covered.append(match.span())
         if point is REPORT_POINT:
             report_line = _lines(pan_c_text, matches)[0]
-        else:
+        elif point not in (REPLAY_POINT, PAN_P_POINT):
             sites.append(PatchSite(point.name, point.wrapper, _lines(pan_c_text, matches)))
     _census(pan_c_text, covered)
 
@@ -341,4 +400,5 @@ def _render_header(version: str, generated_file: str) -> str:
 def _render_footer(generated_file: str) -> str:
     return template_environment().get_template("splice_footer.c.j2").render(
         macro=SYM_MACRO, check_macro=CHECK_MACRO, generated_file=generated_file,
-        runtime_c=runtime_text("topspin_runtime.c"), report_prefix=REPORT_PREFIX)
+        runtime_c=runtime_text("topspin_runtime.c"), lasso_c=runtime_text("topspin_lasso.c"),
+        report_prefix=REPORT_PREFIX)

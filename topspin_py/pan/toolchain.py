@@ -278,15 +278,16 @@ OPTIMISATION_LEVELS = ("-O0", "-O1", "-O2", "-O3")
 
 
 def compile_command(toolchain: Toolchain, flags: list[str] | tuple[str, ...],
-                    optimisation: str = "-O2") -> list[str]:
+                    optimisation: str = "-O2", output: str = "pan") -> list[str]:
     cc, cflags = _compiler(toolchain)
-    return [*cc, optimisation, *flags, *cflags, "-o", "pan", "pan.c"]
+    return [*cc, optimisation, *flags, *cflags, "-o", output, "pan.c"]
 
 
-def compile_pan(toolchain: Toolchain, flags, workdir: Path, optimisation: str = "-O2") -> Path:
+def compile_pan(toolchain: Toolchain, flags, workdir: Path, optimisation: str = "-O2",
+                output: str = "pan") -> Path:
     """$CC -O2 <flags> $CFLAGS -o pan pan.c, in workdir (-O0 compiles a large pan.c several
-    times faster, for a pan that runs slower).  Returns the binary."""
-    command = compile_command(toolchain, flags, optimisation)
+    times faster, for a pan that runs slower).  Returns the binary (``output``)."""
+    command = compile_command(toolchain, flags, optimisation, output)
     completed = _run(command, workdir, command[0])
     if completed.returncode != 0:
         output = (completed.stdout + completed.stderr).strip()
@@ -295,7 +296,7 @@ def compile_pan(toolchain: Toolchain, flags, workdir: Path, optimisation: str = 
             detail=_tail(output, 40) + "\ncommand: " + shlex.join(command),
             hint="check the -D flags (a misspelt or conflicting pan option is the usual cause) "
                  "and $CC / $CFLAGS; --keep DIR keeps pan.c for a closer look")
-    return workdir / "pan"
+    return workdir / output
 
 
 def run_pan(binary: Path, args, workdir: Path,
