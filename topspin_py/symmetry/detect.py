@@ -307,6 +307,9 @@ def _explain_what_is_left_out(group: Group, model: Model, types, checker: Checke
     for attempt, mapping in enumerate(structural.automorphism_generators()):
         if len(group.left_out) >= most or attempt >= 2 * most or time.monotonic() > deadline:
             return
+        if all(point[0] == "val" for point, image in mapping.items() if point != image):
+            continue  # values of a scalar domain alone: the diagram without the text ties every
+            # value of a domain to every other, and what tells them apart is no process's doing
         perm = Permutation([index[mapping.get(p, p)] for p in points])
         if group.perm_group.contains(perm):
             continue

@@ -326,7 +326,7 @@ class _Inference:
         # a domain respects when it keeps the values below 3 together (validity.py).
         self.constants_in: dict = {}
         self.opaque: list[tuple[Slot, ast.Node]] = []
-        self.ordered: list[tuple[Slot, ast.Node, str]] = []
+        self.ordered: set[int] = set()  # ids of the arith nodes that compare with a constant by order
         self.scalarsets: dict[str, tuple[Slot, tuple[int, ...]]] = {}
 
     # ------------------------------------------------------------------ union-find
@@ -775,10 +775,9 @@ class _Inference:
                 slot = self.value_slot(side, owner)
                 if slot is not None and slot not in exempt:
                     why = self.loop_refusal(expr, f"is used with '{expr.op}'")
+                    self.arith.append((slot, expr, why))
                     if expr.op in _ORDER and constant_value(other, self.model.mtypes) is not None:
-                        self.ordered.append((slot, expr, why))  # (a taint for pids and channels)
-                    else:
-                        self.arith.append((slot, expr, why))
+                        self.ordered.add(id(expr))  # (a domain allows it: find_domains)
         if isinstance(expr, ast.UnOp) and expr.op in ("-", "~"):
             slot = self.value_slot(expr.operand, owner)
             if slot is not None and slot not in exempt:
@@ -854,7 +853,7 @@ class _Inference:
                                                      "no one renaming fits all its values"))
             elif kind_of_root[root] == PID and seen:
                 offset_of_root[root] = next(iter(seen))
-        for slot, node, why in self.arith + self.ordered:
+        for slot, node, why in self.arith:
             if slot is not None and info.kind(slot) in (PID, CHAN):
                 info.taints.append(Taint(slot, node, why))
         self.find_domains(info)
@@ -869,13 +868,14 @@ class _Inference:
         for slot in list(self.parent):
             members.setdefault(self.find(slot), []).append(slot)
         disqualified: dict = {}
-        for slot, node, why in self.arith:
-            if slot is not None:
-                disqualified.setdefault(self.find(slot), (node, why))
         # A declared scalarset has no order at all (Murphi's rule): not even with a constant.
         declared_roots = {self.find(slot) for slot, _values in self.scalarsets.values()}
-        for slot, node, _why in self.ordered:
-            if slot is not None and self.find(slot) in declared_roots:
+        for slot, node, why in self.arith:
+            if slot is None:
+                continue
+            if id(node) not in self.ordered:
+                disqualified.setdefault(self.find(slot), (node, why))
+            elif self.find(slot) in declared_roots:
                 disqualified.setdefault(self.find(slot), (node, "is compared by order"))
         for slot, node in self.opaque:
             disqualified.setdefault(self.find(slot), (node, f"is given '{print_expr(node)}', which is no constant"))
