@@ -2,7 +2,9 @@
 
 Everything here is real: spin, gcc, pan, and dask clusters of worker processes.  The cluster
 test starts its own scheduler and two workers as separate processes (``dask scheduler``,
-``dask worker``), as a user starts a cluster, and gives the swarm only the scheduler's address.
+``dask worker``), as a user starts a cluster, and gives the swarm only the scheduler's address;
+there, topspin-py cannot be imported and neither spin nor gcc is on the PATH, as the README
+says a worker needs none of them.
 
 * the deep rare bug of tests/models/deep_lock.pml: one bitstate run with -w13 (symmetry on,
   pan's default order) misses it; the swarm finds it on the two-worker cluster, and its trail
@@ -19,6 +21,7 @@ test starts its own scheduler and two workers as separate processes (``dask sche
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -58,14 +61,22 @@ def dask_cluster(tmp_path):
     scheduler_file = tmp_path / "scheduler.json"
     log = (tmp_path / "dask.log").open("w")
     started: list[subprocess.Popen] = []
+    # The scheduler and the workers are as bare as the README says they may be: topspin-py
+    # cannot be imported there (a sitecustomize on their PYTHONPATH blocks it, in the nanny's
+    # worker process too) and their PATH has neither spin nor gcc.
+    bare = tmp_path / "bare"
+    (bare / "bin").mkdir(parents=True)
+    (bare / "sitecustomize.py").write_text('import sys\nsys.modules["topspin_py"] = None\n')
+    bare_env = {**os.environ, "PATH": str(bare / "bin"), "PYTHONPATH": str(bare)}
 
-    def start(*args: str) -> None:
+    def start(*args: str, env: dict[str, str] | None = None) -> None:
         started.append(subprocess.Popen([str(DASK), *args], stdout=log, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL, cwd=tmp_path, start_new_session=True))
+                                        stdin=subprocess.DEVNULL, cwd=tmp_path, start_new_session=True,
+                                        env=env))
 
     try:
         start("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-              "--scheduler-file", str(scheduler_file))
+              "--scheduler-file", str(scheduler_file), env=bare_env)
         deadline = time.monotonic() + 60
         while not scheduler_file.exists() and time.monotonic() < deadline:
             assert started[0].poll() is None, (tmp_path / "dask.log").read_text()
@@ -73,10 +84,14 @@ def dask_cluster(tmp_path):
         address = json.loads(scheduler_file.read_text())["address"]
         for _ in range(2):
             start("worker", address, "--nworkers", "1", "--nthreads", "1", "--no-dashboard",
-                  "--local-directory", str(tmp_path / "workers"))
+                  "--local-directory", str(tmp_path / "workers"), env=bare_env)
         with Client(address, timeout="30s") as client:
             client.wait_for_workers(2, timeout=60)
             workers = sorted(client.scheduler_info(n_workers=-1)["workers"])
+            # The workers really are bare (asked of the worker processes themselves).
+            for what in (client.run(importlib.util.find_spec, "topspin_py"),
+                         client.run(shutil.which, "spin"), client.run(shutil.which, "gcc")):
+                assert set(what) == set(workers) and set(what.values()) == {None}, what
         assert len(workers) == 2
         yield address, workers
     finally:
@@ -112,7 +127,7 @@ def test_swarm_on_a_two_worker_cluster_finds_the_deep_bug(tmp_path, dask_cluster
     run = topspin("swarm", model.name, "--jobs", "4", "--pan", "-w13", "--seed", "1",
                   "--scheduler", address, "--json", cwd=tmp_path)
     no_traceback(run)
-    assert run.returncode == 1, run.stderr      # errors found
+    assert run.returncode == 1, run.stdout[-3000:]      # errors found
     result = json.loads(run.stdout)
     assert result["strategy"] == "refine" and result["group_order"] == 6
     assert result["cluster"].startswith(f"the cluster at {address} (2 workers")

@@ -89,6 +89,16 @@ def connect(scheduler: str | None, local_workers: int) -> Iterator[tuple[object,
         cluster.close()
 
 
+def _sent_by_value(function: Callable) -> Callable:
+    """``function`` in a wrapper that dask can send only by value.  distributed pickles a task
+    (its function inside it) with pickle first, which sends a function by reference: a worker
+    would have to import topspin_py to run it, however the function's module is registered
+    with cloudpickle.  A closure pickle cannot send makes distributed send the task with
+    cloudpickle, which sends the closure and ``function`` by value (its module registered).
+    tests/test_swarm.py runs the swarm on workers that cannot import topspin_py."""
+    return lambda *args: function(*args)
+
+
 def run_jobs(client, jobs: list[Job], binaries: dict[Variant, bytes], budget_s: float | None,
              on_finished: Callable[[Finished], bool], on_tick: Callable[[], None] = lambda: None
              ) -> tuple[list[Finished], str | None]:
@@ -99,6 +109,7 @@ def run_jobs(client, jobs: list[Job], binaries: dict[Variant, bytes], budget_s: 
     from distributed import Event
 
     cloudpickle.register_pickle_by_value(worker)   # workers need not have topspin-py
+    run_job = _sent_by_value(worker.run_job)
     started = time.monotonic()
     run_id = uuid.uuid4().hex[:12]
     stop_name = f"topspin-swarm-stop-{run_id}"
@@ -120,7 +131,7 @@ def run_jobs(client, jobs: list[Job], binaries: dict[Variant, bytes], budget_s: 
     try:
         data = {variant: client.scatter(binary) for variant, binary in binaries.items()}
         for job in jobs:
-            future = client.submit(worker.run_job, data[job.variant], list(job.pan_args), stop_name, budget_s,
+            future = client.submit(run_job, data[job.variant], list(job.pan_args), stop_name, budget_s,
                                    key=f"topspin-swarm-{run_id}-job-{job.index}", pure=False, retries=0)
             futures[future] = job
             pending.append(future)
