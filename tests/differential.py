@@ -105,20 +105,23 @@ class Comparison:
 
 
 def run(path: Path, strategy: str, defines: Sequence[str], pan_args: Sequence[str],
-        notes: list[str] | None = None) -> Result:
+        notes: list[str] | None = None, optimisation: str = "-O2") -> Result:
     """verify with these options, keeping no trail (pan's trail stays in its temp directory).
     The pan arguments are pan's own: without -a or -l the search is a safety search
-    (``--safety``), as pan makes it, and as group_in_force assumes."""
+    (``--safety``), as pan makes it, and as group_in_force assumes.  ``optimisation`` is
+    gcc's -O level (``--gcc-opt``): -O0 for small models, where compiling pan.c is most of the
+    time and gcc -O0 compiles it about twice as fast."""
     return verify(path, VerifyOptions(strategy=strategy, defines=tuple(defines),
                                       pan_args=tuple(pan_args), save_trails=False,
-                                      safety=not cycle_search(pan_args),
+                                      safety=not cycle_search(pan_args), optimisation=optimisation,
                                       on_note=None if notes is None else notes.append))
 
 
 def verify_every_way(path: Path, defines: Sequence[str] = (), pan_args: Sequence[str] = (),
-                     strategies: Sequence[str] = STRATEGY_NAMES) -> Comparison:
+                     strategies: Sequence[str] = STRATEGY_NAMES, optimisation: str = "-O2") -> Comparison:
     """``verify`` with ``--strategy none`` and with each of ``strategies``, side by side."""
-    jobs = [(Path(path), name, tuple(defines), tuple(pan_args)) for name in ("none", *strategies)]
+    jobs = [(Path(path), name, tuple(defines), tuple(pan_args), optimisation)
+            for name in ("none", *strategies)]
     workers = max(1, min(len(jobs), os.cpu_count() or 1))
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
         outcomes = list(pool.map(_verify_in_worker, jobs))
@@ -152,10 +155,10 @@ def _verify_in_worker(job) -> tuple[Result | None, list[str], str | CodegenError
     """One verify in a worker process: its Result and notes, the CodegenError of a strategy
     that refuses the group (checked by the caller), or the traceback of anything else it
     raised (exceptions with keyword-only constructors do not survive pickling)."""
-    path, strategy, defines, pan_args = job
+    path, strategy, defines, pan_args, optimisation = job
     notes: list[str] = []
     try:
-        return run(path, strategy, defines, pan_args, notes), notes, None
+        return run(path, strategy, defines, pan_args, notes, optimisation), notes, None
     except CodegenError as error:
         if strategy != "none" and STRATEGIES[strategy].symmetric_trees_only:
             return None, notes, error

@@ -116,7 +116,9 @@ def test_own_model(model_run: ModelRun, tmp_path: Path):
     if group.order == 1 and model_run.id not in FALLBACK_SAMPLE:
         assert_falls_back(group)   # the runs themselves: on FALLBACK_SAMPLE
         return
-    comparison = verify_every_way(model_run.path, model_run.defines, model_run.pan_args)
+    # -O0: these models are small (as in test_soundness_models); the corpus runs build at -O2.
+    comparison = verify_every_way(model_run.path, model_run.defines, model_run.pan_args,
+                                  optimisation="-O0")
     assert comparison.group_order == group.order
     orbits = None
     # The orbit oracle counts the orbits of the states plain SPIN stores.  With partial-order
