@@ -127,7 +127,7 @@ def test_swarm_on_a_two_worker_cluster_finds_the_deep_bug(tmp_path, dask_cluster
     run = topspin("swarm", model.name, "--jobs", "4", "--pan", "-w13", "--seed", "1",
                   "--scheduler", address, "--json", cwd=tmp_path)
     no_traceback(run)
-    assert run.returncode == 1, run.stdout[-3000:]      # errors found
+    assert run.returncode == 1, run.stdout[-3000:] + run.stderr      # errors found
     result = json.loads(run.stdout)
     assert result["strategy"] == "refine" and result["group_order"] == 6
     assert result["cluster"].startswith(f"the cluster at {address} (2 workers")

@@ -973,6 +973,35 @@ def is_pid_constant(expr, copies: Collection[str] = ()) -> bool:
     return True
 
 
+def written_targets(node: ast.Node) -> list:
+    """What the statement ``node`` may write: an assignment's or ``++``/``--``'s target, the
+    arguments of a receive (an ``eval(x)`` counted as ``x``: more than is written, never
+    less), a ``for``/``select`` loop's variable; [] for any other node."""
+    if isinstance(node, (ast.Assign, ast.IncDec)):
+        return [node.target]
+    if isinstance(node, ast.Receive):
+        return [a.expr if isinstance(a, ast.Eval) else a for a in node.args]
+    if isinstance(node, (ast.ForRange, ast.ForIn, ast.Select)):
+        return [node.var]
+    return []
+
+
+def written_variables(model: Model) -> set[tuple[str | None, str]]:
+    """(owner, name) of every variable some statement writes, by name or through a remote
+    reference (``P[1]:x = 0`` writes P's ``x``); the owner is the proctype, INIT, or None for
+    a statement outside both (the name may still be a global's)."""
+    written: set[tuple[str | None, str]] = set()
+    for unit in model.expanded.units:
+        owner = unit.name if isinstance(unit, ast.Proctype) else INIT if isinstance(unit, ast.Init) else None
+        for node in unit.walk():
+            for target in written_targets(node):
+                if isinstance(target, ast.RemoteVar) and isinstance(target.var, ast.VarRef):
+                    written.add((target.proctype, target.var.name))
+                elif isinstance(target, ast.VarRef):
+                    written.add((owner, target.name))
+    return written
+
+
 def pid_copies(model: Model) -> dict[str, dict[str, ast.Expr]]:
     """For each proctype, its locals that hold one expression of its ``_pid`` for ever: a
     scalar of a basic type (not a parameter) initialised with an expression of ``_pid``,
@@ -982,21 +1011,8 @@ def pid_copies(model: Model) -> dict[str, dict[str, ast.Expr]]:
     evaluated per process.  (SPIN may reset it to 0 where it is dead, but nothing reads it
     there.)  name -> initialiser with the earlier copies substituted."""
     written: dict[str | None, set[str]] = {}
-    for unit in model.expanded.units:
-        owner = unit.name if isinstance(unit, ast.Proctype) else INIT if isinstance(unit, ast.Init) else None
-        for node in unit.walk():
-            targets: list = []
-            if isinstance(node, (ast.Assign, ast.IncDec)):
-                targets = [node.target]
-            elif isinstance(node, ast.Receive):
-                targets = [a.expr if isinstance(a, ast.Eval) else a for a in node.args]
-            elif isinstance(node, (ast.ForRange, ast.ForIn, ast.Select)):
-                targets = [node.var]
-            for target in targets:
-                if isinstance(target, ast.RemoteVar) and isinstance(target.var, ast.VarRef):
-                    written.setdefault(target.proctype, set()).add(target.var.name)
-                elif isinstance(target, ast.VarRef):
-                    written.setdefault(owner, set()).add(target.name)
+    for owner, name in written_variables(model):
+        written.setdefault(owner, set()).add(name)
     found: dict[str, dict[str, ast.Expr]] = {}
     for owner, vars_ in model.locals.items():
         copies: dict[str, ast.Expr] = {}

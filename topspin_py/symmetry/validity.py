@@ -75,7 +75,7 @@ from ..errors import SourcePos
 from ..promela import ast
 from ..promela.model import INIT, Model, Variable, constant_value
 from ..promela.printer import print_expr, print_formula, print_stmt, print_unit
-from .types import CHAN, DATA, PID, PID_BUILTINS, TypeInfo, domain_of, pid_offset
+from .types import CHAN, DATA, PID, PID_BUILTINS, TypeInfo, domain_of, pid_offset, written_targets, written_variables
 
 TRUTH, OUTPUT = "truth", "output"
 
@@ -352,22 +352,7 @@ class Checker:
         a proctype whose processes init's runs all start before the search (numbered), that no
         statement writes (here or through a remote reference).  Each process's are constants of
         its slot, which a permutation may rename among themselves (param_permutation)."""
-        written: set[tuple[str | None, str]] = set()
-        for unit in self.model.expanded.units:
-            owner = unit.name if isinstance(unit, ast.Proctype) else INIT if isinstance(unit, ast.Init) else None
-            for node in unit.walk():
-                targets: list = []
-                if isinstance(node, (ast.Assign, ast.IncDec)):
-                    targets = [node.target]
-                elif isinstance(node, ast.Receive):
-                    targets = [a.expr if isinstance(a, ast.Eval) else a for a in node.args]
-                elif isinstance(node, (ast.ForRange, ast.ForIn, ast.Select)):
-                    targets = [node.var]
-                for target in targets:
-                    if isinstance(target, ast.RemoteVar) and isinstance(target.var, ast.VarRef):
-                        written.add((target.proctype, target.var.name))
-                    elif isinstance(target, ast.VarRef):
-                        written.add((owner, target.name))
+        written = written_variables(self.model)
         found = {}
         for name in self.model.proctypes:
             instances = self.model.processes_of(name)
@@ -511,17 +496,8 @@ class Checker:
     def _unwritten_globals(self) -> dict[str, int]:
         """Scalar globals of a basic type holding data, with a constant initial value that fits
         the type, that no statement writes and no local shadows: name -> value."""
-        written: set[str] = set()
-        for unit in self.model.expanded.units:
-            for node in unit.walk():
-                targets: list = []
-                if isinstance(node, (ast.Assign, ast.IncDec)):
-                    targets = [node.target]
-                elif isinstance(node, ast.Receive):
-                    targets = [a.expr if isinstance(a, ast.Eval) else a for a in node.args]
-                elif isinstance(node, (ast.ForRange, ast.ForIn, ast.Select)):
-                    targets = [node.var]
-                written.update(t.name for t in targets if isinstance(t, ast.VarRef))
+        written = {t.name for unit in self.model.expanded.units for node in unit.walk()
+                   for t in written_targets(node) if isinstance(t, ast.VarRef)}
         local_names = {v.name for vars_ in self.model.locals.values() for v in vars_}
         found = {}
         for var in self.model.globals:
