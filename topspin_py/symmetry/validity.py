@@ -65,6 +65,7 @@ where.
 
 from __future__ import annotations
 
+import itertools
 import operator
 import re
 from dataclasses import dataclass
@@ -1815,13 +1816,13 @@ class NormalForms:
         token, the ids of the nodes on the path from ``node`` down to it; with each region, what
         it sits inside and whether it is an option compared in order (``located``)."""
         regions: dict[int, tuple] = {}
-        self._find_regions(node, [(node, PLAIN, False)], [], regions, PLAIN)
+        self._find_regions(node, [(node, PLAIN, False, False)], [], regions, PLAIN)
         return list(regions.values())
 
     def _find_regions(self, n, stack: list, path: list[int], regions: dict, where: str) -> None:
         if isinstance(n, Token):
-            for depth, (region, region_where, located) in enumerate(reversed(stack)):
-                if depth > 0 and (len(stack) - depth == 1 or _size(region) > SMALL_REGION):
+            for depth, (region, region_where, located, small) in enumerate(reversed(stack)):
+                if depth > 0 and (len(stack) - depth == 1 or not small):
                     break  # (the unit itself only for the tokens outside every option)
                 entry = regions.setdefault(id(region), (region, [], {}, region_where, located))
                 entry[1].append(n)
@@ -1830,7 +1831,7 @@ class NormalForms:
             path.append(id(n))
             if isinstance(n, (ast.If, ast.Do)):
                 for option in n.options:
-                    stack.append((option, where, self.located(option, where)))
+                    stack.append((option, where, self.located(option, where), _is_small(option)))
                     self._find_regions(option, stack, path, regions, where)
                     stack.pop()
             else:
@@ -1843,8 +1844,10 @@ class NormalForms:
 SMALL_REGION = 64  # nodes: an enclosing option this small is a region of its inner tokens too
 
 
-def _size(node) -> int:
-    return sum(1 for _ in node.walk())
+def _is_small(node) -> bool:
+    """At most SMALL_REGION nodes (a walk cut off after one more: found once per option as it
+    is entered, not once per token inside it)."""
+    return sum(1 for _ in itertools.islice(node.walk(), SMALL_REGION + 1)) <= SMALL_REGION
 
 
 def _can_block(stmt) -> bool:
