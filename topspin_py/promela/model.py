@@ -273,6 +273,10 @@ class Model:
     def global_named(self, name: str) -> Variable | None:
         return next((v for v in self.globals if v.name == name), None)
 
+    def local_named(self, owner: str, name: str) -> Variable | None:
+        """The local (or parameter) ``name`` of proctype ``owner`` (or INIT), if declared."""
+        return next((v for v in self.locals.get(owner, []) if v.name == name), None)
+
 
 @collector_paused()
 def load_model(path: str | Path, defines: tuple[str, ...] | list[str] = (),

@@ -40,7 +40,7 @@ from ..gcpause import collector_paused
 from ..promela import ast
 from ..promela.model import Model
 from .scd import build_diagram
-from .types import CHAN, Taint, infer_types
+from .types import CHAN, Taint, infer_types, slot_variable
 from .validity import Alpha, Checker, Rejection
 
 
@@ -110,16 +110,9 @@ class Group:
         names = [name for name, value in self.model.mtypes.items() if value == v
                  and (domain not in self.model.mtype_sets or name in self.model.mtype_sets[domain])]
         slots = self.domains[domain].slots if domain in self.domains else ()
-        typed = any(getattr(var, "type", None) is not None and var.type.name == "mtype"
-                    for var in map(self._variable, slots))
+        typed = any(var is not None and var.type.name == "mtype"
+                    for var in (slot_variable(self.model, slot) for slot in slots))
         return names[0] if typed and len(names) == 1 else str(v)
-
-    def _variable(self, slot):
-        if slot[0] == "global":
-            return self.model.global_named(slot[1])
-        if slot[0] == "local":
-            return next((v for v in self.model.locals.get(slot[1], []) if v.name == slot[2]), None)
-        return None
 
     @property
     def moves_values(self) -> bool:

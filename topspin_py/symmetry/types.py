@@ -56,7 +56,7 @@ from typing import Collection, Iterable, assert_never
 
 from ..errors import ModelError
 from ..promela import ast
-from ..promela.model import INIT, Model, constant_value
+from ..promela.model import INIT, Model, Variable, constant_value
 from ..promela.printer import print_expr
 from .loops import find_loops
 
@@ -906,7 +906,7 @@ class _Inference:
             if refusal is not None:
                 info.not_domains[root] = refusal
                 continue
-            variables = [v for v in map(self.variable_of, slots) if v is not None]
+            variables = [v for v in (slot_variable(self.model, slot) for slot in slots) if v is not None]
             if scalarset is not None:
                 name = scalarset
             else:
@@ -919,21 +919,13 @@ class _Inference:
             info.kind_of_root[root] = scalar_kind(name)
         info.known_kinds.clear()  # (asked for above, before the domains had their kinds)
 
-    def variable_of(self, slot):
-        """The Variable a global or local slot is, else None."""
-        if slot[0] == "global":
-            return next((v for v in self.model.globals if v.name == slot[1]), None)
-        if slot[0] == "local":
-            return next((v for v in self.model.locals.get(slot[1], []) if v.name == slot[2]), None)
-        return None
-
     def not_a_domain_slot(self, slots) -> tuple[ast.Node | None, str] | None:
         """Why a class with these slots cannot be a scalar domain, for its slots alone."""
         for slot in slots:
             if slot[0] in ("index", "field"):
                 return None, "indexes an array or is a field of a typedef"
             if slot[0] in ("global", "local"):
-                var = self.variable_of(slot)
+                var = slot_variable(self.model, slot)
                 if var is None or var.size is not None or var.type.name not in _DOMAIN_TYPES:
                     return None, "is not a scalar variable of an integer type"
                 if var.visibility == "hidden":
@@ -971,6 +963,15 @@ def is_pid_constant(expr, copies: Collection[str] = ()) -> bool:
         if not isinstance(node, (ast.VarRef, ast.Const, ast.BinOp, ast.UnOp, ast.CondExpr)):
             return False
     return True
+
+
+def slot_variable(model: Model, slot) -> Variable | None:
+    """The Variable a global or local slot is, else None (a message field, an array element)."""
+    if slot[0] == "global":
+        return model.global_named(slot[1])
+    if slot[0] == "local":
+        return model.local_named(slot[1], slot[2])
+    return None
 
 
 def written_targets(node: ast.Node) -> list:

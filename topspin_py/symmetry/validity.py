@@ -419,7 +419,7 @@ class Checker:
             for slot in domain.slots:
                 if slot[0] != "local":
                     continue
-                var = next((v for v in self.model.locals.get(slot[1], []) if v.name == slot[2]), None)
+                var = self.model.local_named(slot[1], slot[2])
                 if var is None:
                     continue
                 if var.init is None and not var.is_param:
