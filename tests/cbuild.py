@@ -61,7 +61,6 @@ from topspin_py.pan.splice import SYM_MACRO, splice_file
 from topspin_py.promela import ast
 from topspin_py.promela.model import Model, load_model
 from topspin_py.symmetry.detect import Group, detect
-from topspin_py.symmetry.types import infer_types
 
 HARNESS = "ts_harness.c"
 GENERATED = "topspin_sym.c"
@@ -140,7 +139,7 @@ def prepare(model_path: Path, workdir: Path, defines: tuple[str, ...]) -> Prepar
     flags = list(panflags.choose_compile_flags(
         list(defines), [], panflags.pan_h_declares_claim(sources["pan.h"]),
         panflags.pan_option_names(sources.values())).flags)
-    layout = read_layout(source_dir, model, infer_types(model), flags=flags)
+    layout = read_layout(source_dir, group.model, group.types, flags=flags)
     return Prepared(model_path.name, source_dir, model, group, layout, flags)
 
 

@@ -65,7 +65,8 @@ from topspin_py.pan.flags import cycle_search
 from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.result import Result
 from topspin_py.symmetry.detect import Group, acting_on_states, detect
-from topspin_py.verify import VerifyOptions, model_as_searched, verify
+from topspin_py.reduce import search_context
+from topspin_py.verify import VerifyOptions, verify
 
 STRATEGY_NAMES = tuple(STRATEGIES)
 EXACT, COMPLETE, APPROXIMATE = "exact", "complete", "approximate"
@@ -186,7 +187,7 @@ def group_in_force(path: Path, defines: Sequence[str], pan_args: Sequence[str]) 
 
     model = load_model(path, tuple(defines))
     checked = toolchain.check_with_spin(path, list(defines), model) or model
-    return detect(model_as_searched(checked, list(defines), list(pan_args)))
+    return detect(search_context(checked, list(defines), list(pan_args)))
 
 
 def oracle_flags(comparison: Comparison) -> list[str]:
@@ -207,7 +208,7 @@ def explore_plain(comparison: Comparison, workdir: Path) -> tuple[StateSpace, Gr
     space = explore(comparison.path, workdir, flags, comparison.pan_args, comparison.defines)
     if flags == comparison.plain.compile_flags:
         assert space.pan_stored == comparison.plain.states_stored
-    group = detect(model_as_searched(space.model, list(comparison.defines), list(comparison.pan_args)))
+    group = detect(search_context(space.model, list(comparison.defines), list(comparison.pan_args)))
     assert group.order == comparison.group_order
     return space, group
 

@@ -112,7 +112,7 @@ from typing import Iterable, Sequence
 from topspin_py.layout.statevector import StateLayout, ValueField, read_layout, renamed
 from topspin_py.pan import toolchain
 from topspin_py.promela import Model, load_model
-from topspin_py.symmetry.types import CHAN, PID, domain_of, infer_types
+from topspin_py.symmetry.types import CHAN, PID, TypeInfo, domain_of, infer_types
 from topspin_py.symmetry.validity import Alpha
 
 LAYOUT_FILE = "oracle_layout.txt"
@@ -397,7 +397,8 @@ class StateSpace:
 
 
 def explore(model_path: str | Path, workdir: str | Path, flags: Sequence[str] = ("-DSAFETY", "-DNOREDUCE"),
-            pan_args: Sequence[str] = (), defines: Sequence[str] = (), allow_errors: bool = False) -> StateSpace:
+            pan_args: Sequence[str] = (), defines: Sequence[str] = (), allow_errors: bool = False,
+            reading: tuple[Model, TypeInfo] | None = None) -> StateSpace:
     """Run plain SPIN on ``model_path`` in ``workdir`` (gcc ``flags`` plus -DSVDUMP, pan
     ``pan_args``, spin ``defines`` such as ``N=3``) and read back every stored state.
 
@@ -431,7 +432,11 @@ def explore(model_path: str | Path, workdir: str | Path, flags: Sequence[str] = 
     # The Model as this pan checks it: whether its pan.m resets dead locals decides whether a
     # permutation may move what 0 names in a local (the same question verify asks).
     model = toolchain.as_checked_by(model, workdir)
-    layout = read_layout(workdir, model, infer_types(model), flags=list(flags))
+    # Which fields hold pids, channel ids and domain values: the reading of the symmetry
+    # under test (Group.model and Group.types: the search's model, as verify reads it), or,
+    # without one, the model with every claim.
+    read_model, types = reading if reading is not None else (model, infer_types(model))
+    layout = read_layout(workdir, read_model, types, flags=list(flags))
     probes = _probes(layout)
     sizes = sorted({p.struct for p in layout.processes} | {c.struct for c in layout.channels})
     probe_c = _PROBE_C.replace("@FIELDS@", _probe_statements(probes, sizes))

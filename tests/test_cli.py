@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -279,17 +280,16 @@ def test_compare_with_verdicts_that_differ_exits_2(tmp_path, monkeypatch, capsys
 
     (tmp_path / "m.pml").write_text("byte x = 255;\nactive [3] proctype P() { end: do :: x = _pid od }\n"
                                     "never { do :: x == 1 -> break :: else od }\n")
-    real_detect = verify_module.detect
+    real_find_symmetry = verify_module.find_symmetry
 
-    def whole_s3(model):
-        group = real_detect(model)
+    def whole_s3(context):
+        group = real_find_symmetry(context)
         pids = [i for i, (kind, _) in enumerate(group.points) if kind == "pid"]
         swap, rotate = list(range(len(group.points))), list(range(len(group.points)))
         swap[pids[0]], swap[pids[1]] = pids[1], pids[0]
         rotate[pids[0]], rotate[pids[1]], rotate[pids[2]] = pids[1], pids[2], pids[0]
-        group.perm_group = PermutationGroup([Permutation(swap), Permutation(rotate)])
-        return group
-    monkeypatch.setattr(verify_module, "detect", whole_s3)
+        return dataclasses.replace(group, perm_group=PermutationGroup([Permutation(swap), Permutation(rotate)]))
+    monkeypatch.setattr(verify_module, "find_symmetry", whole_s3)
     status = main(["verify", "--compare", "--quiet", str(tmp_path / "m.pml")])
     out, err = capsys.readouterr()
     assert status == 2, out + err

@@ -19,7 +19,7 @@ import pytest
 from topspin_py.layout import LayoutError, StateLayout, read_layout, read_pan_h
 from topspin_py.pan import toolchain
 from topspin_py.promela.model import load_model
-from topspin_py.symmetry.types import LAST_SLOT
+from topspin_py.symmetry.types import LAST_SLOT, infer_types
 
 # A client/server model with everything the layout must find:
 # * `holder` and `order[]` hold pids; `waiting[]` is indexed by pid; `journal[]` too, but it is
@@ -149,7 +149,8 @@ def layout_of(tmp_path: Path, text: str, flags=(), name: str = "m.pml") -> State
 def layout_at(model: Path, workdir: Path, flags=()) -> StateLayout:
     tools = toolchain.find_toolchain()
     toolchain.generate_pan(tools, model, str(model), (), workdir)
-    return read_layout(workdir, load_model(model), flags=flags)
+    loaded = load_model(model)
+    return read_layout(workdir, loaded, infer_types(loaded), flags=flags)
 
 
 def found(fields) -> set[tuple]:

@@ -41,7 +41,6 @@ from topspin_py.pan import flags as panflags
 from topspin_py.pan import toolchain
 from topspin_py.promela.model import load_model
 from topspin_py.symmetry.detect import detect
-from topspin_py.symmetry.types import infer_types
 
 SAFETY = ("SAFETY", "NOREDUCE")
 EXTENSION = Path(__file__).resolve().parent / "models" / "extension"
@@ -76,7 +75,7 @@ def _prepare(model_path: Path, workdir: Path) -> cbuild.Prepared:
     flags = list(panflags.choose_compile_flags(
         list(SAFETY), [], panflags.pan_h_declares_claim(sources["pan.h"]),
         panflags.pan_option_names(sources.values())).flags)
-    layout = read_layout(source_dir, model, infer_types(model), flags=flags)
+    layout = read_layout(source_dir, group.model, group.types, flags=flags)
     return cbuild.Prepared(model_path.name, source_dir, model, group, layout, flags)
 
 

@@ -92,7 +92,7 @@ def test_reduced_pan_is_clean_under_sanitizers(request, tmp_path, case, strategy
         list(SAFETY), PAN_ARGS, panflags.pan_h_declares_claim(sources["pan.h"]),
         panflags.pan_option_names(sources.values())).flags)
     try:
-        reduce_in(workdir, model, group, strategy, flags)
+        reduce_in(workdir, group, strategy, flags)
     except CodegenError as error:
         # A strategy made for products of full symmetric groups on blocks refuses the others.
         assert STRATEGIES[strategy].symmetric_trees_only, error

@@ -88,7 +88,11 @@ def test_plain_spin(path: Path, run: Run | None, header_error: str | None):
 @pytest.mark.parametrize("path,run,header_error", ORDER_RUNS)
 def test_detect_order(path: Path, run: Run | None, header_error: str | None):
     run = _require(run, header_error)
-    proc = _cli("detect", "--json", *run.defines, str(path))
+    # The claim the run's pan checks (-N NAME), which is all the symmetry must respect.
+    claim = [word for word in run.pan if word.startswith("-N")]
+    claim_args = (["-N", run.pan[run.pan.index("-N") + 1]] if claim == ["-N"]
+                  else ["-N", claim[0][2:]] if claim else [])
+    proc = _cli("detect", "--json", *claim_args, *run.defines, str(path))
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.returncode == 0, f"exit status {proc.returncode}\n{proc.stderr}"
     result = json.loads(proc.stdout)
@@ -133,7 +137,7 @@ def test_transition_oracle(path: Path, run: Run | None, header_error: str | None
     from topspin_py.pan import toolchain
     from topspin_py.promela import load_model
     from topspin_py.symmetry.detect import detect
-    from topspin_py.verify import model_as_searched
+    from topspin_py.reduce import search_context
 
     run = _require(run, header_error)
     defines = [d.removeprefix("-D") for d in run.defines]
@@ -142,11 +146,11 @@ def test_transition_oracle(path: Path, run: Run | None, header_error: str | None
     model = load_model(copied, tuple(defines))
     model = toolchain.check_with_spin(copied, defines, model) or model
     pan_args = list(run.pan)
-    searched = model_as_searched(model, [panflags.parse_define(d) for d in defines], pan_args)
+    searched = search_context(model, [panflags.parse_define(d) for d in defines], pan_args)
     group = detect(searched)
     assert group.order == run.order
     graph = explore_transitions(model.path, tmp_path / "oracle", run.flags, pan_args, defines,
-                                roots=group.generators)
+                                roots=group.generators, reading=(group.model, group.types))
     # The error the model guards is on some state (a liveness property: an accepting state).
     labels = [ASSERTION, INVALID_END, CLAIM_END] + ([ACCEPTING] if "-a" in pan_args else [])
     assert any(graph.with_label(label) for label in labels), \

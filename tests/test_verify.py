@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -435,9 +436,9 @@ def test_a_group_restricted_to_another_claim_than_pans_is_an_error(tmp_path):
     report = parse_pan_output(run_spin(model, opt="-O0").output)
     assert report.claim == "never_0"
     loaded = load_model(model)
-    _check_claim_checked(report, loaded, loaded.keeping_claim(FIRST_CLAIM))   # agrees
+    _check_claim_checked(report, loaded.keeping_claim(FIRST_CLAIM))   # agrees
     with pytest.raises(ToolchainError, match="pan checked the claim never_0"):
-        _check_claim_checked(report, loaded, loaded.keeping_claim("bounded"))
+        _check_claim_checked(report, loaded.keeping_claim("bounded"))
 
 
 # --- --compare: verdicts that differ ---------------------------------------------------------
@@ -448,10 +449,10 @@ def _with_a_wrong_group(monkeypatch, generators_by_pid: list[list[int]]) -> None
     import topspin_py.verify as verify_module
     from sympy.combinatorics import Permutation, PermutationGroup
 
-    real_detect = verify_module.detect
+    real_find_symmetry = verify_module.find_symmetry
 
-    def wrong(model):
-        group = real_detect(model)
+    def wrong(context):
+        group = real_find_symmetry(context)
         index = {point: i for i, point in enumerate(group.points)}
         perms = []
         for cycle in generators_by_pid:
@@ -459,9 +460,8 @@ def _with_a_wrong_group(monkeypatch, generators_by_pid: list[list[int]]) -> None
             for a, b in zip(cycle, cycle[1:] + cycle[:1]):
                 image[index["pid", a]] = index["pid", b]
             perms.append(Permutation(image))
-        group.perm_group = PermutationGroup(perms)
-        return group
-    monkeypatch.setattr(verify_module, "detect", wrong)
+        return dataclasses.replace(group, perm_group=PermutationGroup(perms))
+    monkeypatch.setattr(verify_module, "find_symmetry", wrong)
 
 
 def test_compare_reports_a_reduction_that_misses_an_error(tmp_path, monkeypatch):

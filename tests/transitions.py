@@ -113,9 +113,26 @@ from itertools import product
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from statespace import (_DEPTH_LIMIT, _NR_PR, _NR_QS, _VSZ, PAN_TIMEOUT_S, Bits, GroupAction, OracleError,
-                        Probe, StateSpace, _probe_statements, _run, explore, svd_records)
+from statespace import (
+    _DEPTH_LIMIT,
+    _NR_PR,
+    _NR_QS,
+    _VSZ,
+    PAN_TIMEOUT_S,
+    Bits,
+    GroupAction,
+    OracleError,
+    Probe,
+    StateSpace,
+    _probe_statements,
+    _run,
+    explore,
+    svd_records,
+)
+
 from topspin_py.layout.panh import CField, CStruct
+from topspin_py.promela import Model
+from topspin_py.symmetry.types import TypeInfo
 from topspin_py.symmetry.validity import Alpha
 
 EDITED_PAN = "oracle_pan_edges.c"  # the oracle's own edited copy of pan.c
@@ -479,7 +496,8 @@ class TransitionGraph:
 
 def explore_transitions(model_path: str | Path, workdir: str | Path,
                         flags: Sequence[str] = ("-DSAFETY", "-DNOREDUCE"), pan_args: Sequence[str] = (),
-                        defines: Sequence[str] = (), roots: Sequence[Alpha] = ()) -> TransitionGraph:
+                        defines: Sequence[str] = (), roots: Sequence[Alpha] = (),
+                        reading: tuple[Model, TypeInfo] | None = None) -> TransitionGraph:
     """Run plain SPIN on ``model_path`` in ``workdir`` and return the state graph it explores
     (module docstring); with ``roots``, from every image of the initial state under the group
     they generate, where they apply."""
@@ -491,7 +509,7 @@ def explore_transitions(model_path: str | Path, workdir: str | Path,
         raise OracleError(f"pan {stops[0]} stops at an error: the graph would be incomplete")
     workdir = Path(workdir)
     pan_args = tuple(pan_args) + (() if "-c0" in pan_args else ("-c0",))
-    space = explore(model_path, workdir, flags, pan_args, defines, allow_errors=True)
+    space = explore(model_path, workdir, flags, pan_args, defines, allow_errors=True, reading=reading)
     name_probes = _name_probes(space)
     _build(workdir, space, flags, name_probes)
 

@@ -200,6 +200,9 @@ def _add_detect(commands) -> None:
     detect_parser.add_argument("--group", type=Path, metavar="FILE",
                                help="use the generators in FILE (one per line, disjoint cycles over "
                                     "pids and channel names) instead of detecting them")
+    detect_parser.add_argument("-N", dest="claim", metavar="NAME",
+                               help="the symmetry of a search that checks this claim only (pan -N NAME: "
+                                    "an ltl formula's or never claim's name); by default every claim")
     _add_define_option(detect_parser, "for spin's preprocessor (repeatable)")
     detect_parser.set_defaults(handler=_run_detect)
 
@@ -208,12 +211,16 @@ def _run_detect(args: argparse.Namespace) -> int:
     import json
 
     from topspin_py.pan import toolchain
+    from topspin_py.reduce import require_claim
     from topspin_py.symmetry.detect import acting_on_states, detect, group_from_generators, group_report
     from topspin_py.symmetry.userspec import read_group_file
 
     model = toolchain.load_model_checked(Path(args.model), args.defines)
     # The same check as verify's: a model spin rejects has no symmetry to speak of.
     model = toolchain.check_with_spin(Path(args.model), list(args.defines), model) or model
+    if args.claim is not None:
+        require_claim(model, args.claim)
+        model = model.keeping_claim(args.claim)
     if args.group is not None:
         group = group_from_generators(model, read_group_file(args.group))
     else:
@@ -305,9 +312,9 @@ def _run_generate(args: argparse.Namespace) -> int:
     defines = [parse_define(define) for define in args.defines]
     # The symmetry of the pan spin writes for the model (whether it resets dead locals),
     # found before anything is written to the output directory.
-    loaded = toolchain.load_model_checked(model_path, defines)
-    model, group, choice = plan(model_path, defines, args.strategy,
-                                model=toolchain.check_with_spin(model_path, defines, loaded))
+    model = toolchain.check_with_spin(model_path, defines, toolchain.load_model_checked(model_path, defines))
+    assert model is not None   # (check_with_spin returns the model it is given, as spin checks it)
+    group, choice = plan(model_path, defines, args.strategy, model=model)
     own_build.prepare_generate_dir(out, model_path, args.force, (GENERATED_C, GENERATED_H))
     tools = toolchain.find_toolchain()
     # A model that uses the ref/public extension: spin reads its desugared program.
@@ -318,7 +325,7 @@ def _run_generate(args: argparse.Namespace) -> int:
         defines, own_build.pan_sources(out, (out / "pan.c").read_text(encoding="latin-1")))
     needed = defines_the_reduction_needs(model, defines)
     flags = [f"-D{define}" for define in (*for_gcc, *needed)]
-    reduce_in(out, model, group, choice.name, flags, choice.reason)
+    reduce_in(out, group, choice.name, flags, choice.reason)
     print(f"wrote {out / 'pan.c'} (patched), {out / GENERATED_C}, {out / GENERATED_H}")
     print(f"group order {group.order}, strategy {_described(choice)}")
     _warn_about(choice.name)
@@ -376,8 +383,8 @@ def _run_patch(args: argparse.Namespace) -> int:
     # The group must respect the claim pan.c checks, which may not be in MODEL (spin -a -N).
     claimed, claims_line = model_checked_by(pan_c.parent, args.model, defines)
     print(claims_line)
-    model, group, choice = plan(args.model, defines, args.strategy,
-                                model=toolchain.as_checked_by(claimed, pan_c.parent, spin_ran_here=False))
+    model = toolchain.as_checked_by(claimed, pan_c.parent, spin_ran_here=False)
+    group, choice = plan(args.model, defines, args.strategy, model=model)
     needed = defines_the_reduction_needs(model, defines)
     for_gcc, model_only = own_build.build_defines(
         defines, own_build.pan_sources(pan_c.parent, start.original))
@@ -387,7 +394,7 @@ def _run_patch(args: argparse.Namespace) -> int:
         print(f"{pan_c} is new from spin -a: it replaces the older {backup.name}")
     own_build.write_patch_sources(pan_c, start)
     flags = [f"-D{define}" for define in (*for_gcc, *needed)]
-    reduce_in(pan_c.parent, model, group, choice.name, flags, choice.reason)
+    reduce_in(pan_c.parent, group, choice.name, flags, choice.reason)
     print(f"patched {pan_c} (original in {backup}); group order {group.order}, strategy {_described(choice)}")
     _warn_about(choice.name)
     if note := own_build.model_only_note(model_only):

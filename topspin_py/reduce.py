@@ -12,12 +12,12 @@ from topspin_py.codegen.own_build import GENERATED_BY_US
 from topspin_py.codegen.render import STRATEGIES, render_canonicaliser
 from topspin_py.errors import UsageError
 from topspin_py.layout.statevector import read_layout
+from topspin_py.pan import flags as panflags
 from topspin_py.pan.flags import breadth_first, define_name
 from topspin_py.pan.splice import SYM_MACRO, SplicedPan, check_pan_p, splice_file
 from topspin_py.pan.toolchain import load_model_checked
-from topspin_py.promela.model import ANY_CLAIM, NO_CLAIM, Model
+from topspin_py.promela.model import ANY_CLAIM, FIRST_CLAIM, NO_CLAIM, Model
 from topspin_py.symmetry.detect import Group, acting_on_states, detect
-from topspin_py.symmetry.types import infer_types
 
 GENERATED_C = "topspin_sym.c"   # the canonicaliser, #included at the end of the spliced pan.c
 GENERATED_H = "topspin_sym.h"   # what it is, for users who build pan themselves
@@ -71,44 +71,78 @@ def defines_the_reduction_needs(model: Model, defines: list[str]) -> list[str]:
     return ["NOCOMP"]
 
 
-def plan(model_path: Path, defines: list[str], requested: str,
-         model: Model | None = None) -> tuple[Model, Group, StrategyChoice]:
-    """Load (unless ``model`` is given: patch's model with the claims pan.c holds) and analyse
-    a model for generate/patch: its Model, group and strategy (with auto's reason).  A trivial
-    group leaves nothing to generate, which is said plainly."""
-    if model is None:
-        model = load_model_checked(model_path, defines)
-    # The user runs pan, possibly with -N: every claim must stay valid, unless -DNOCLAIM.
-    claim = NO_CLAIM if any(define_name(d) == "NOCLAIM" for d in defines) else ANY_CLAIM
+def search_context(model: Model, defines: list[str], pan_args: list[str] | None = None) -> Model:
+    """The model as the search sees it, the one reading every later stage uses: only the claim
+    pan checks (-N name, -DNOCLAIM), states inside atomic sequences under -DBFS, and no accept
+    or progress labels unless pan looks for cycles.  ``pan_args`` None: pan runs later, with
+    arguments we do not know (generate, patch), so every claim and a cycle search are kept."""
+    claim = (panflags.claim_in_force(defines, pan_args) if pan_args is not None
+             else NO_CLAIM if any(define_name(d) == "NOCLAIM" for d in defines) else ANY_CLAIM)
+    require_claim(model, claim)
     searched = model.keeping_claim(claim)
     if breadth_first(defines):
         searched = searched.for_breadth_first_search()
-    group = acting_on_states(detect(searched))
+    if pan_args is not None and not panflags.cycle_search(pan_args):
+        searched = searched.for_safety_search()
+    return searched
+
+
+def require_claim(model: Model, claim: str) -> None:
+    """A claim asked for by name (pan -N NAME) must be one the model holds: pan would stop with
+    "cannot find claim", or, when the model has none, ignore -N and check no claim at all."""
+    if claim in (NO_CLAIM, FIRST_CLAIM, ANY_CLAIM):
+        return
+    names = [name for _, name in model.claim_names()]
+    if claim not in names:
+        held = f"its claims are {', '.join(names)}" if names else "it has no never claim or ltl formula"
+        raise UsageError(f"-N {claim}: the model has no claim named '{claim}'; {held}",
+                         hint="name one of its claims with -N (pan's names: an unnamed never claim is "
+                              "never_0, an unnamed ltl formula ltl_0)" if names
+                         else "drop -N, or add the claim to the model (spin's -N FILE adds a never "
+                              "claim from a file)")
+
+
+def find_symmetry(context: Model) -> Group:
+    """The symmetry of the search ``context`` (search_context), as it acts on the states pan
+    stores: the value the layout, the canonicaliser and the splice read, and nothing else."""
+    return acting_on_states(detect(context))
+
+
+def plan(model_path: Path, defines: list[str], requested: str,
+         model: Model | None = None) -> tuple[Group, StrategyChoice]:
+    """Load (unless ``model`` is given: patch's model with the claims pan.c holds) and analyse
+    a model for generate/patch: its group (with the model as every claim's search sees it) and
+    strategy (with auto's reason).  A trivial group leaves nothing to generate, which is said
+    plainly."""
+    if model is None:
+        model = load_model_checked(model_path, defines)
+    # The user runs pan, possibly with -N: every claim must stay valid, unless -DNOCLAIM.
+    group = find_symmetry(search_context(model, defines))
     choice = strategy_choice(requested, group)
     if choice.name == "none":
         raise UsageError(f"{model_path}: the symmetry group is trivial, there is nothing to generate",
                          hint="`topspin-py detect MODEL` says why")
-    return model, group, choice
+    return group, choice
 
 
-def reduce_in(workdir: Path, model: Model, group: Group, strategy: str, flags: list[str],
-              reason: str | None = None) -> SplicedPan:
+def reduce_in(workdir: Path, group: Group, strategy: str, flags: list[str], reason: str | None = None) -> SplicedPan:
     """Write the canonicaliser for ``group`` beside the pan.c in ``workdir`` and splice it in.
     ``flags`` are the -D flags pan will be compiled with (they shape pan.h's structs);
     ``reason`` is why auto chose ``strategy``, for the header."""
-    write_canonicaliser(workdir, model, group, strategy, flags, GENERATED_C, reason)
+    write_canonicaliser(workdir, group, strategy, flags, GENERATED_C, reason)
     (workdir / GENERATED_H).write_text(_header(group, strategy, flags, reason))
     if (workdir / "pan.p").is_file():   # -DBFS_PAR's workers: wrapped where pan.c includes it
         check_pan_p((workdir / "pan.p").read_text(encoding="latin-1"))
     return splice_file(workdir / "pan.c", GENERATED_C)
 
 
-def write_canonicaliser(workdir: Path, model: Model, group: Group, strategy: str, flags: list[str],
-                        name: str, reason: str | None = None) -> Path:
+def write_canonicaliser(workdir: Path, group: Group, strategy: str, flags: list[str], name: str,
+                        reason: str | None = None) -> Path:
     """The canonicaliser for ``group`` as ``workdir/name``, for the pan.c (spin's, spliced or
-    not) and pan.h in ``workdir``; ``flags`` as for :func:`reduce_in`.  A spliced pan.c
+    not) and pan.h in ``workdir``; ``flags`` as for :func:`reduce_in`.  The layout is read
+    with the group's own model and types, as the validity check read them.  A spliced pan.c
     compiled with ``-DTOPSPIN_SYM_FILE="name"`` uses it instead of its own (pan/lasso.py)."""
-    layout = read_layout(workdir, model, infer_types(model), flags=flags)
+    layout = read_layout(workdir, group.model, group.types, flags=flags)
     path = workdir / name
     path.write_text(_c_comment(group, strategy, reason) + render_canonicaliser(group, layout, strategy))
     return path

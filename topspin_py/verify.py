@@ -67,9 +67,17 @@ from topspin_py.pan.progress import Progress, ProgressWatcher
 from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.promela import build_model, parse_file
 from topspin_py.promela.model import Model
-from topspin_py.reduce import GENERATED_C, defines_the_reduction_needs, reduce_in, strategy_choice, write_canonicaliser
+from topspin_py.reduce import (
+    GENERATED_C,
+    defines_the_reduction_needs,
+    find_symmetry,
+    reduce_in,
+    search_context,
+    strategy_choice,
+    write_canonicaliser,
+)
 from topspin_py.result import PlainRun, PorRun, Result
-from topspin_py.symmetry.detect import Group, acting_on_states, detect
+from topspin_py.symmetry.detect import Group
 
 # "auto" picks the fastest exact strategy the group allows (reduce.strategy_choice).  The
 # registry as imported; verify itself checks against topspin_py.strategies.choices(), which
@@ -141,8 +149,10 @@ class PanBuild:
 
     model: Path                   # the model as the user gave it
     tools: toolchain.Toolchain
-    loaded: Model                 # as checked by this pan (dead-local resets), for the layout
-    searched: Model               # the model as the search sees it (its claim, its labels)
+    # The model as this pan checks it, one search context: its dead-local resets, the claim
+    # pan checks (the others left out), accept and progress labels only for a cycle search
+    # (reduce.search_context).  Detection read it; the group carries it and its types on.
+    context: Model
     source: Path                  # what spin -a was given (the model, or its desugared program)
     desugared: Path | None        # where the desugared copy goes beside the model, if any
     spin_output: str
@@ -172,7 +182,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     model = request.model
     with _work_directory(options.keep_dir) as workdir:
         build = _translate(request, workdir, options, reporter)
-        loaded, group, strategy = build.loaded, build.group, build.strategy
+        group, strategy = build.group, build.strategy
         binary, flags = compile_build(build, workdir, reporter, optimisation=options.optimisation)
         search = _search(binary, build.pan_args, workdir, build.source, build.desugared or model, options,
                          reporter.note, reporter.ran)
@@ -188,7 +198,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         if (strategy != "none" and search.report.cycle_search and search.report.errors
                 and not search.interrupted and options.save_trails):
             assert group is not None
-            lassos = _unroll_lassos(binary, search, workdir, loaded, group, flags, build.tools,
+            lassos = _unroll_lassos(binary, search, workdir, group, flags, build.tools,
                                     reporter.ran, reporter.stage)
             for failed in (item for item in lassos if item.outcome == "failed"):
                 note(f"lasso: {failed.describe()}")
@@ -213,7 +223,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     result.exact = result.exactness in (None, "exact")
     if strategy_warning := strategies.warning(strategy):
         result.warnings.insert(0, strategy_warning)
-    result.claim = _claim_description(search.report.claim, loaded)
+    result.claim = _claim_description(search.report.claim, build.context)
     result.search = _SEARCH_KINDS[search.report.cycle_search]
     if options.compare and strategy != "none" and not result.interrupted:
         note("running plain SPIN (--strategy none) for the comparison")
@@ -258,7 +268,7 @@ def compile_build(build: PanBuild, workdir: Path, reporter: Reporter, extra_flag
     flags = [*build.compile_flags, *extra_flags]
     if build.strategy != "none":
         assert build.group is not None  # a strategy other than none is only chosen for a group
-        reduce_in(workdir, build.loaded, build.group, build.strategy, flags, build.strategy_reason)
+        reduce_in(workdir, build.group, build.strategy, flags, build.strategy_reason)
         flags.append("-D" + SYM_MACRO)
         reporter.detail(f"symmetry: group of order {build.group.order}, strategy {build.strategy} "
                         f"({CANONICALISERS[build.strategy].exactness}), canonicaliser in {GENERATED_C}"
@@ -272,7 +282,7 @@ def check_report(build: PanBuild, report: PanReport) -> None:
     """A reduced pan must have checked a claim the symmetry respects, with the canonicaliser
     compiled in, as its report says; else the run was not the one meant (ToolchainError)."""
     if build.strategy != "none":
-        _check_claim_checked(report, build.loaded, build.searched)
+        _check_claim_checked(report, build.context)
         _check_reduction_on(report, build.group)
 
 
@@ -340,13 +350,13 @@ def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporte
     strategy = "none"
     strategy_reason: str | None = None   # why auto chose it, or why none was used
     symmetry_notes: list[str] = []   # why the group is smaller than it looks (the summary)
-    searched = model_as_searched(loaded, defines, pan_args)
+    context = search_context(loaded, defines, pan_args)
     if options.strategy != "none":
         refuse_with_symmetry(pan_args, defines)
         stage("finding the symmetry", None)
         # Only the claim pan checks constrains the symmetry (-N name, -DNOCLAIM), and
         # accept or progress labels only a cycle search.
-        group = acting_on_states(detect(searched))
+        group = find_symmetry(context)
         symmetry_notes += group.reasons
         # One line per reason, with every permutation it rules out.
         left_out: dict[str, list[str]] = {}
@@ -365,7 +375,7 @@ def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporte
                 strategy_warning += "; in this cycle search, a cycle it reports may not exist"
             note(f"warning: {strategy_warning}")
         if strategy != "none":
-            needed = defines_the_reduction_needs(loaded, defines)
+            needed = defines_the_reduction_needs(context, defines)
             for define in needed:
                 note(f"symmetry: compiling with -D{define}: the model receives into _pid, and pan "
                      "must keep _pid in the states it stores")
@@ -387,7 +397,7 @@ def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporte
                          "its bounded cycle search keeps a pointer to the hash-table entry of "
                          "its target state in the state vector, where a canonical form puts "
                          "another state's", hint="add -DSAFETY (a safety search), or use --strategy none")
-    return PanBuild(model=model, tools=tools, loaded=loaded, searched=searched, source=source,
+    return PanBuild(model=model, tools=tools, context=context, source=source,
                     desugared=desugared, spin_output=spin_output, spin_options=spin_options,
                     pan_args=pan_args, defines=defines, group=group, strategy=strategy,
                     strategy_reason=strategy_reason, symmetry_notes=symmetry_notes,
@@ -409,7 +419,7 @@ def _name_unnamed_trails(report: PanReport, workdir: Path, defines: list[str], n
              "the whole path")
 
 
-def _unroll_lassos(binary: Path, search: _Search, workdir: Path, model: Model, group, flags: list[str],
+def _unroll_lassos(binary: Path, search: _Search, workdir: Path, group: Group, flags: list[str],
                    tools, ran, stage) -> list[lasso.Lasso]:
     """Every trail of ``search`` that ends in a cycle, made a real lasso where pan closed the
     cycle only up to a symmetry (pan/lasso.py), before the trails are copied to the user.
@@ -428,7 +438,7 @@ def _unroll_lassos(binary: Path, search: _Search, workdir: Path, model: Model, g
         except lasso.NoElement:
             pass
         own = [flag for flag in flags if flag != "-D" + SYM_MACRO]
-        write_canonicaliser(workdir, model, group, "refine", own, lasso.LASSO_CANONICALISER)
+        write_canonicaliser(workdir, group, "refine", own, lasso.LASSO_CANONICALISER)
         lasso_flags = [*flags, f'-DTOPSPIN_SYM_FILE="{lasso.LASSO_CANONICALISER}"']
         ran(toolchain.compile_command(tools, lasso_flags, "-O0", lasso.LASSO_BINARY))
         unrolling = toolchain.compile_pan(tools, lasso_flags, workdir, "-O0", lasso.LASSO_BINARY)
@@ -482,7 +492,7 @@ def _claim_description(claim: str | None, model: Model) -> str | None:
         return None
     if claim == ":np_:":
         return "non-progress claim (-DNP)"
-    return f"ltl {claim}" if claim in model.ltl_names() else f"never claim {claim}"
+    return f"ltl {claim}" if claim in model.checked_ltl_names() else f"never claim {claim}"
 
 
 def _check_reduction_on(report: PanReport, group) -> None:
@@ -498,40 +508,21 @@ def _check_reduction_on(report: PanReport, group) -> None:
                              f"report says {said}", hint=_INTERNAL_HINT)
 
 
-def _check_claim_checked(report: PanReport, model: Model, searched: Model) -> None:
-    """The symmetry was restricted to the claims ``searched`` keeps of ``model``'s: pan must
-    have checked one of them, or the reduction may be unsound.  A never claim's name is not in
-    our AST: any kept never claim stands for a claim pan names that is no ltl formula."""
+def _check_claim_checked(report: PanReport, context: Model) -> None:
+    """The symmetry was found for the claims the search ``context`` keeps: pan must have
+    checked one of them (or none), or the reduction may be unsound."""
     claim = report.claim
     if claim is None or claim == ":np_:":
         return   # no claim, or pan's own non-progress claim: no claim of the model checked
-    if len(searched.ltl) == len(model.ltl) and len(searched.never_claims) == len(model.never_claims):
-        return   # every claim kept
-    names = model.ltl_names()
-    if claim in names:
-        kept = {id(unit) for unit in searched.ltl}
-        checked_is_kept = any(id(unit) in kept for unit, name in zip(model.ltl, names) if name == claim)
-    else:
-        checked_is_kept = bool(searched.never_claims)
-    if not checked_is_kept:
-        kept_names = [n for u, n in zip(model.ltl, names) if any(u is k for k in searched.ltl)]
-        kept_names += ["a never claim"] * bool(searched.never_claims)
+    kept = context.checked_claim_names()
+    if claim not in kept:
         raise ToolchainError(f"pan checked the claim {claim}, but the symmetry was restricted to "
-                             f"{', '.join(kept_names) or 'a search without a claim'}",
+                             f"{', '.join(kept) or 'a search without a claim'}",
                              hint=_INTERNAL_HINT)
 
 
 _INTERNAL_HINT = ("this is a topspin-py bug: please report the model; --strategy none verifies "
                   "without symmetry reduction")
-
-
-def model_as_searched(model: Model, defines: list[str], pan_args: list[str]) -> Model:
-    """The model as the search sees it, for detection: only the claim pan checks (-N name,
-    -DNOCLAIM), and no accept or progress labels unless pan looks for cycles."""
-    searched = model.keeping_claim(panflags.claim_in_force(defines, pan_args))
-    if panflags.breadth_first(defines):
-        searched = searched.for_breadth_first_search()
-    return searched if panflags.cycle_search(pan_args) else searched.for_safety_search()
 
 
 def refuse_with_symmetry(pan_args: list[str], defines: list[str]) -> None:

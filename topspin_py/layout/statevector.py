@@ -6,7 +6,7 @@ This joins three things:
   typedef structs, as compiled under the verifier's flags, and which ``Qk`` each channel uses;
 * the Model: globals, locals and parameters of each proctype, the process instances with their
   pids, the static channels with their ids and owners;
-* the TypeInfo of :func:`topspin_py.symmetry.types.infer_types`: which slots hold pids, which
+* the TypeInfo the symmetry analysis inferred (``Group.types``): which slots hold pids, which
   hold channel ids, which arrays are indexed by pid.
 
 Everything is named, never offset: SPIN orders the fields of ``State`` and ``Pk`` by type class,
@@ -30,7 +30,7 @@ from typing import Iterator, Sequence
 
 from ..promela import ast
 from ..promela.model import INIT, Model
-from ..symmetry.types import CHAN, DATA, LAST_SLOT, PID, TypeInfo, domain_of, infer_types
+from ..symmetry.types import CHAN, DATA, LAST_SLOT, PID, TypeInfo, domain_of
 from .panh import CField, CStruct, LayoutError, PanHeader, PanSource, QueueCreation, read_pan_c, read_pan_h
 
 # Fields of State that are pan's own bookkeeping, not Promela globals (pan.h, struct State).
@@ -239,15 +239,17 @@ class StateLayout:
 
 
 # ------------------------------------------------------------------------------ entry points
-def read_layout(workdir: str | Path, model: Model, types: TypeInfo | None = None,
+def read_layout(workdir: str | Path, model: Model, types: TypeInfo,
                 flags: Sequence[str] = (), gcc: str = "gcc") -> StateLayout:
     """The layout of the pan.h and pan.c that ``spin -a`` wrote into ``workdir`` for ``model``,
     as compiled with the gcc ``flags`` (the -D/-U ones matter: ``-DNOCLAIM``, ``-DNP``,
-    ``-DSAFETY`` ... change the structs and BASE)."""
+    ``-DSAFETY`` ... change the structs and BASE).  ``types`` is what the symmetry analysis
+    inferred for ``model`` (Group.types): the layout renames exactly what the validity check
+    read as pids, channel ids and domain values, never a reading of its own."""
     workdir = Path(workdir)
     header = read_pan_h(workdir / "pan.h", flags, gcc)
     source = read_pan_c(workdir / "pan.c")
-    return build_layout(header, source, model, types if types is not None else infer_types(model))
+    return build_layout(header, source, model, types)
 
 
 def build_layout(header: PanHeader, source: PanSource, model: Model, types: TypeInfo) -> StateLayout:

@@ -22,7 +22,6 @@ conservatively.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -138,6 +137,13 @@ class Model:
     ltl_claims: dict[int, tuple[ast.Ltl, ast.Never]] = field(default_factory=dict)
     # The mtype subtypes the model's comments declare scalarsets (pragmas.py), with where.
     scalarsets: dict[str, SourcePos] = field(default_factory=dict)
+    # The search context (keeping_claim): which claim the search checks (NO_CLAIM ...; or a
+    # claim's name), the names pan gives the claims kept (None: every claim, not narrowed)
+    # and those left out because the search does not check them.  Names are taken before any
+    # claim is left out: spin numbers unnamed claims (never_0, ltl_0) among all of them.
+    claim_in_force: str = ANY_CLAIM
+    claims_kept: tuple[str, ...] | None = None
+    claims_left_out: tuple[str, ...] = ()
 
     @property
     def rewritten(self) -> bool:
@@ -169,6 +175,33 @@ class Model:
             else:
                 names.append(unit.name)
         return names
+
+    def claim_names(self) -> list[tuple[ast.Never | ast.Ltl, str]]:
+        """Each never claim and ltl formula with the name pan gives it (``-N name``): its own,
+        ``never_0``, ``never_1`` ... for unnamed never claims, ``ltl_0`` ... for unnamed ltl
+        formulas; never claims first, in source order, as pan numbers them."""
+        named: list[tuple[ast.Never | ast.Ltl, str]] = []
+        unnamed = 0
+        for claim in self.never_claims:
+            if claim.name is None:
+                named.append((claim, f"never_{unnamed}"))
+                unnamed += 1
+            else:
+                named.append((claim, claim.name))
+        return named + list(zip(self.ltl, self.ltl_names()))
+
+    def checked_claim_names(self) -> tuple[str, ...]:
+        """The names of the claims this model keeps (all of them unless keeping_claim left
+        some out): pan must check one of them, or none."""
+        if self.claims_kept is not None:
+            return self.claims_kept
+        return tuple(name for _, name in self.claim_names())
+
+    def checked_ltl_names(self) -> tuple[str, ...]:
+        """The names of the ltl formulas among checked_claim_names (claim_names lists the
+        never claims first, and keeping_claim keeps that order)."""
+        kept = self.checked_claim_names()
+        return kept[len(kept) - len(self.ltl):] if self.ltl else ()
 
     def ltl_claim(self, unit: ast.Ltl) -> ast.Never | None:
         """spin's never claim for the ltl formula ``unit``, if known."""
@@ -240,32 +273,37 @@ class Model:
         return frozenset(never)
 
     def keeping_claim(self, claim: str) -> "Model":
-        """This model with only the never claim or ltl formula that the search checks (see
-        NO_CLAIM ...; otherwise the name of an ltl formula or of a named never claim): the others do not constrain the
-        search, so they need not constrain its symmetry.  An unknown name keeps them all."""
-        claims = [u for u in self.expanded.units if isinstance(u, (ast.Never, ast.Ltl))]
-        if claim == ANY_CLAIM or not claims:
-            return self
-        kept: Sequence[ast.Never | ast.Ltl]
+        """This model as a search that checks ``claim`` sees it (NO_CLAIM ...; otherwise the
+        name pan gives an ltl formula or a never claim, claim_names): the other claims do not
+        constrain the search, so they need not constrain its symmetry, and they are left out
+        (``claims_left_out`` names them).  An unknown name keeps them all."""
+        if self.claims_kept is not None:
+            raise ValueError("keeping_claim narrows a model once")
+        named = self.claim_names()
+        if claim == ANY_CLAIM or not named:
+            return dataclasses.replace(self, claim_in_force=claim)
+        kept: list[ast.Never | ast.Ltl]
         if claim == NO_CLAIM:
             kept = []
         elif claim == FIRST_CLAIM:
             # spin numbers the never claims first and the ltl formulas after them (it
             # translates the formulas once the model is read), each in source order; pan's
             # default is the first in that order, whatever comes first in the file.
-            kept = ([u for u in claims if isinstance(u, ast.Never)] or claims)[:1]
+            kept = [named[0][0]]
         else:
-            # `pan -N name` selects an ltl formula or a named never claim (`never name { }`)
-            kept = [u for u in claims if u.name == claim]
+            # `pan -N name` selects an ltl formula or a never claim by the name pan gives it
+            kept = [unit for unit, name in named if name == claim]
             if not kept:
-                return self
-        dropped = [u for u in claims if not any(u is k for k in kept)]
+                return dataclasses.replace(self, claim_in_force=ANY_CLAIM)
+        dropped = [unit for unit, _ in named if not any(unit is k for k in kept)]
 
         def without(units):
             return [u for u in units if not any(u is d for d in dropped)]
         return dataclasses.replace(
             self, expanded=dataclasses.replace(self.expanded, units=without(self.expanded.units)),
-            never_claims=without(self.never_claims), ltl=without(self.ltl))
+            never_claims=without(self.never_claims), ltl=without(self.ltl), claim_in_force=claim,
+            claims_kept=tuple(name for unit, name in named if not any(unit is d for d in dropped)),
+            claims_left_out=tuple(name for unit, name in named if any(unit is d for d in dropped)))
 
     def processes_of(self, proctype: str) -> list[ProcessInstance]:
         return [p for p in self.processes if p.proctype == proctype]

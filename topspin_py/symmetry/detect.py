@@ -40,18 +40,24 @@ from ..gcpause import collector_paused
 from ..promela import ast
 from ..promela.model import Model
 from .scd import build_diagram
-from .types import CHAN, Taint, infer_types, slot_variable
+from .types import CHAN, Taint, TypeInfo, infer_types, slot_variable
 from .validity import Alpha, Checker, Rejection
 
 
-@dataclass
+@dataclass(frozen=True)
 class Group:
-    """A valid symmetry group of a model, acting on its pids and static channels."""
+    """A valid symmetry group of a model, acting on its pids and static channels: the one value
+    symmetry detection hands on.  ``model`` is the model as the search checks it (the claim pan
+    checks, accept and progress labels only for a cycle search: verify.model_as_searched) and
+    ``types`` what type inference found in it, once: the layout, the canonicaliser, the splice
+    and the oracles read both from here and never infer them again, so that every stage reads
+    the model as the validity check read it."""
 
     model: Model
-    points: list[tuple[str, Any]]  # ("pid", p), ("chan", id), ("val", (domain, v))
+    types: TypeInfo
+    points: tuple[tuple[str, Any], ...]  # ("pid", p), ("chan", id), ("val", (domain, v))
     perm_group: PermutationGroup
-    rejected: list[tuple[Alpha, Rejection]] = field(default_factory=list)  # nauty's, invalid
+    rejected: tuple[tuple[Alpha, Rejection], ...] = ()  # nauty's generators that are not valid
     # The scalar domains whose values the points ("val", (domain, v)) are (types.Domain), and
     # the proctypes whose constant parameters stay in their slots, with those parameters'
     # names (Checker.slot_constants): what the canonicaliser needs besides the points.
@@ -59,8 +65,8 @@ class Group:
     slot_constants: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Permutations of processes and channels that look alike, which the text rules out, and
     # where (see _explain_what_is_left_out).
-    left_out: list[tuple[Alpha, Rejection]] = field(default_factory=list)
-    reasons: list[str] = field(default_factory=list)  # why the group is smaller than it might be
+    left_out: tuple[tuple[Alpha, Rejection], ...] = ()
+    reasons: tuple[str, ...] = ()  # why the group is smaller than it might be
     largest: bool = True  # False when the subgroup search was cut short
 
     @property
@@ -147,7 +153,7 @@ def acting_on_states(group: Group) -> Group:
     permutations are left out here (the group is projected onto the other points), so that
     the canonicaliser does not try, say, the 12! x 2 orderings of a BEEM model's pour_*
     channels that all give the same state.  The orbits of states are unchanged."""
-    inert = _inert_channels(group.model)
+    inert = _inert_channels(group.model, group.types)
     if not inert:
         return group
     fixed = {i for i, point in enumerate(group.points) if point in inert}
@@ -164,10 +170,10 @@ def acting_on_states(group: Group) -> Group:
     reason = (f"the rendezvous channels {shown} are always empty and no variable holds their "
               f"ids: permuting them changes no state, so the reduction leaves them alone (the "
               f"detected group has order {group.order}, its action on states order {acting.order()})")
-    return dataclasses.replace(group, perm_group=acting, reasons=[*group.reasons, reason])
+    return dataclasses.replace(group, perm_group=acting, reasons=(*group.reasons, reason))
 
 
-def _inert_channels(model: Model) -> set[tuple[str, int]]:
+def _inert_channels(model: Model, types: TypeInfo) -> set[tuple[str, int]]:
     """The global rendezvous channels, when nothing in a state can hold a channel id."""
     if any(f.name == "chan" for c in model.channels for f in c.fields):
         return set()
@@ -181,7 +187,6 @@ def _inert_channels(model: Model) -> set[tuple[str, int]]:
     static_names = {v.name for v in model.globals if isinstance(v.init, ast.ChanInit)}
     # Any other place that can hold a channel id (a byte assigned a channel, a message field,
     # an array element): a permutation of the channels renames what it holds.
-    types = infer_types(model)
     own_slots = {("global", name) for name in static_names}
     if any(types.kind(slot) == CHAN and slot not in own_slots for slot in types.parent):
         return set()
@@ -199,10 +204,13 @@ def _inert_channels(model: Model) -> set[tuple[str, int]]:
     return {("chan", c.id) for c in model.channels if c.owner_pid is None and c.capacity == 0}
 
 
-def trivial_group(model: Model, reasons: list[str]) -> Group:
+def trivial_group(model: Model, types: TypeInfo, reasons: list[str]) -> Group:
     points = _points(model)
-    return Group(model, points, PermutationGroup([Permutation(list(range(max(len(points), 1))))]),
-                 reasons=reasons)
+    return Group(model, types, points, _identity(points), reasons=tuple(reasons))
+
+
+def _identity(points: tuple) -> PermutationGroup:
+    return PermutationGroup([Permutation(list(range(max(len(points), 1))))])
 
 
 @collector_paused()
@@ -211,25 +219,21 @@ def detect(model: Model, time_bound: float = 10.0) -> Group:
     written with the ref/public extension, the group it declares, checked."""
     if model.refs is not None:
         return declared_group(model)
-    reasons = _unsupported(model)
     types = infer_types(model)
-    reasons.extend(_taint_reason(taint) for taint in types.taints)
+    reasons = _unsupported(model) + [_taint_reason(taint) for taint in types.taints]
     if reasons:
-        return trivial_group(model, reasons + _copies_left_apart(model))
+        return trivial_group(model, types, reasons + _copies_left_apart(model))
 
     checker = Checker(model, types)
     diagram = build_diagram(model, types, checker)
-    points = diagram.points
+    points = tuple(diagram.points)
     index = {p: i for i, p in enumerate(points)}
     candidates = [Permutation([index[mapping.get(p, p)] for p in points])
                   for mapping in diagram.automorphism_generators()]
-    group = Group(model, points, PermutationGroup([Permutation(list(range(len(points))))]),
-                  domains=dict(types.domains))
-    group.reasons.extend(_unpermuted_lookalikes(model, types))
-    group.reasons.extend(_receives_into_pid(model))
+    group = Group(model, types, points, _identity(points), domains=dict(types.domains),
+                  reasons=(*_unpermuted_lookalikes(model, types), *_receives_into_pid(model)))
     if not candidates:
-        _explain_what_is_left_out(group, model, types, checker, index)
-        return group
+        return _explain_what_is_left_out(group, checker, index)
     while True:
         valid, rejected = [], []
         for perm in candidates:
@@ -244,14 +248,14 @@ def detect(model: Model, time_bound: float = 10.0) -> Group:
         if checker.wants_slot_constants <= checker.slot_constants:
             break
         checker.slot_constants = checker.slot_constants | frozenset(checker.wants_slot_constants)
-    group.slot_constants = {name: tuple(v.name for v in checker.constant_params[name])
-                            for name in sorted(checker.slot_constants)}
-    group.rejected = rejected
+    group = dataclasses.replace(
+        group, rejected=tuple(rejected),
+        slot_constants={name: tuple(v.name for v in checker.constant_params[name])
+                        for name in sorted(checker.slot_constants)})
     identity = Permutation(list(range(len(points))))
     if not rejected:
-        group.perm_group = PermutationGroup(valid)
-        _explain_what_is_left_out(group, model, types, checker, index)
-        return group
+        return _explain_what_is_left_out(dataclasses.replace(group, perm_group=PermutationGroup(valid)),
+                                         checker, index)
     start = PermutationGroup(valid or [identity])
     full = PermutationGroup(candidates)
     deadline = time.monotonic() + time_bound
@@ -271,35 +275,36 @@ def detect(model: Model, time_bound: float = 10.0) -> Group:
 
     try:
         if start.order() == full.order():
-            group.perm_group = start
+            group = dataclasses.replace(group, perm_group=start)
         else:
-            group.perm_group = full.subgroup_search(is_valid, init_subgroup=start)
+            group = dataclasses.replace(group, perm_group=full.subgroup_search(is_valid, init_subgroup=start))
     except _OutOfTime:
-        group.perm_group = start
-        group.largest = False
-        group.reasons.append(f"the search for the largest valid subgroup stopped after {time_bound:g} s; "
-                             "the group generated by the valid generators is used")
-    _explain_what_is_left_out(group, model, types, checker, index)
-    return group
+        group = dataclasses.replace(
+            group, perm_group=start, largest=False,
+            reasons=(*group.reasons, f"the search for the largest valid subgroup stopped after {time_bound:g} s; "
+                                     "the group generated by the valid generators is used"))
+    return _explain_what_is_left_out(group, checker, index)
 
 
-def _explain_what_is_left_out(group: Group, model: Model, types, checker: Checker, index: dict,
-                              most: int = 5, seconds: float = 1.0) -> None:
+def _explain_what_is_left_out(group: Group, checker: Checker, index: dict,
+                              most: int = 5, seconds: float = 1.0) -> Group:
     """Why processes that look interchangeable are not permuted.  The diagram colours each
     pid by what the text says of it, so nauty never proposes a permutation the text rules out,
     and no rejection would say why.  The diagram without the text (processes and channels
     only) proposes them: each of its generators that the group leaves out is checked, and its
     rejection, with the place in the model, is reported (at most ``most`` of them, found in
-    about ``seconds``: an explanation, not part of the result)."""
-    if not group.model.processes:
-        return
-    structural = build_diagram(model, types, checker, regions=False)
+    about ``seconds``: an explanation, not part of the result).  Returns ``group`` with them."""
+    model = group.model
+    if not model.processes:
+        return group
+    left_out: list[tuple[Alpha, Rejection]] = []
+    structural = build_diagram(model, group.types, checker, regions=False)
     points = group.points
     seen = {(r.reason, str(r.pos)) for _, r in group.rejected}
     deadline = time.monotonic() + seconds
     for attempt, mapping in enumerate(structural.automorphism_generators()):
-        if len(group.left_out) >= most or attempt >= 2 * most or time.monotonic() > deadline:
-            return
+        if len(left_out) >= most or attempt >= 2 * most or time.monotonic() > deadline:
+            return dataclasses.replace(group, left_out=tuple(left_out))
         if all(point[0] == "val" for point, image in mapping.items() if point != image):
             continue  # values of a scalar domain alone: the diagram without the text ties every
             # value of a domain to every other, and what tells them apart is no process's doing
@@ -312,18 +317,18 @@ def _explain_what_is_left_out(group: Group, model: Model, types, checker: Checke
             continue  # valid, yet left out: the subgroup search was cut short (said above)
         if (rejection.reason, str(rejection.pos)) not in seen:
             seen.add((rejection.reason, str(rejection.pos)))
-            group.left_out.append((alpha, rejection))
+            left_out.append((alpha, rejection))
     # Processes of one proctype that even the diagram without the text tells apart (another
     # process sends to one of their channels only, say): the plain swap of two of them, with
     # the channels their run statements give them, says where the text tells them apart.
     for name in model.proctypes:
         instances = model.processes_of(name)
         for other in instances[1:]:
-            if len(group.left_out) >= most or time.monotonic() > deadline:
-                return
+            if len(left_out) >= most or time.monotonic() > deadline:
+                return dataclasses.replace(group, left_out=tuple(left_out))
             first = instances[0]
             orbit = group.perm_group.orbit(index[("pid", first.pid)])
-            if index[("pid", other.pid)] in orbit or _moves(group, first.pid, other.pid):
+            if index[("pid", other.pid)] in orbit or _moves((*group.rejected, *left_out), first.pid, other.pid):
                 continue
             swap = _process_swap(model, first, other)
             if swap is None:
@@ -333,12 +338,13 @@ def _explain_what_is_left_out(group: Group, model: Model, types, checker: Checke
             rejection = checker.check(alpha)
             if rejection is not None and (rejection.reason, str(rejection.pos)) not in seen:
                 seen.add((rejection.reason, str(rejection.pos)))
-                group.left_out.append((alpha, rejection))
+                left_out.append((alpha, rejection))
+    return dataclasses.replace(group, left_out=tuple(left_out))
 
 
-def _moves(group: Group, a: int, b: int) -> bool:
+def _moves(explained, a: int, b: int) -> bool:
     """Whether a permutation already explained maps pid a to pid b."""
-    return any(alpha.pid(a) == b for alpha, _ in (*group.rejected, *group.left_out))
+    return any(alpha.pid(a) == b for alpha, _ in explained)
 
 
 def _process_swap(model: Model, one, two) -> dict | None:
@@ -447,8 +453,8 @@ def _without_constants(node, global_names: set[str]):
     return ast.replace(node, **changes)
 
 
-def _points(model: Model) -> list[tuple]:
-    return [("pid", p.pid) for p in model.processes] + [("chan", c.id) for c in model.channels]
+def _points(model: Model) -> tuple[tuple, ...]:
+    return (*(("pid", p.pid) for p in model.processes), *(("chan", c.id) for c in model.channels))
 
 
 def _unsupported(model: Model) -> list[str]:
@@ -519,7 +525,7 @@ def group_from_generators(model: Model, generators_text: list[tuple[str, SourceP
     checker = Checker(model, types)
     points = _points(model)
     index = {p: i for i, p in enumerate(points)}
-    group = Group(model, points, PermutationGroup([Permutation(list(range(len(points))))]))
+    group = Group(model, types, points, _identity(points))
     perms = []
     for text, pos in generators_text:
         mapping = parse_generator(text, model, pos)
@@ -529,9 +535,7 @@ def group_from_generators(model: Model, generators_text: list[tuple[str, SourceP
             raise ModelError(f"generator {text} is not a symmetry of the model: {rejection}", pos,
                              hint="remove it, or change the model so that it is")
         perms.append(perm)
-    if perms:
-        group.perm_group = PermutationGroup(perms)
-    return group
+    return dataclasses.replace(group, perm_group=PermutationGroup(perms)) if perms else group
 
 
 def declared_group(model: Model) -> Group:
@@ -556,7 +560,7 @@ def declared_group(model: Model) -> Group:
     points = _points(model)
     index = {p: i for i, p in enumerate(points)}
     channel_id = {c.name: c.id for c in model.channels}
-    group = Group(model, points, PermutationGroup([Permutation(list(range(len(points))))]))
+    group = Group(model, types, points, _identity(points))
     perms = []
     for sort in refs.proctypes.values():
         if sort.count < 2:
@@ -582,9 +586,7 @@ def declared_group(model: Model) -> Group:
                                  hint="reach other instances only through refs, _lid, anyRef and public "
                                       "variables (seed 003, section 2.3)")
             perms.append(perm)
-    if perms:
-        group.perm_group = PermutationGroup(perms)
-    return group
+    return dataclasses.replace(group, perm_group=PermutationGroup(perms)) if perms else group
 
 
 def group_report(group: Group, explain: bool = False) -> dict:
