@@ -261,13 +261,23 @@ class PidIndexedArray:
 @dataclass(frozen=True)
 class ValuePlace:
     """A variable, typedef field or message field that holds pids or channel ids, with the
-    largest value its type can hold."""
+    values its C type holds (``smallest`` .. ``largest``: pan.h declares a byte ``uchar``, a
+    short ``short``, ``unsigned x : 3`` a bit-field of 3 bits)."""
 
     name: str
     kind: str
     largest: int
     pos: SourcePos | None
     offset: int = 0  # a pid p is held as p - offset
+    smallest: int = 0
+    ctype: str = "byte"
+
+    def holds(self, value: int) -> bool:
+        return self.smallest <= value <= self.largest
+
+    def stored(self, value: int) -> int:
+        """``value`` as the C field holds it once assigned: wrapped around into its type."""
+        return _wrapped(value, self.smallest, self.largest)
 
 
 class Checker:
@@ -465,13 +475,16 @@ class Checker:
 
     def _value_places(self) -> list[ValuePlace]:
         """Every declared place whose values are pids or channel ids, with its type's range:
-        a value above it is truncated when stored, which no renaming respects."""
+        a value outside it wraps around when stored, and the canonicaliser reads what is
+        stored (templates/_apply.c.j2: ts_pid, ts_lid, ts_chan)."""
         places = []
 
         def add(name: str, slot: tuple, typename: str, bits: int | None, pos) -> None:
             kind = self.types.kind(slot)
             if kind in (PID, CHAN):
-                places.append(ValuePlace(name, kind, _largest_value(typename, bits), pos, self.types.offset(slot)))
+                smallest, largest = _value_range(typename, bits)
+                ctype = f"unsigned : {bits}" if typename == "unsigned" and bits is not None else typename
+                places.append(ValuePlace(name, kind, largest, pos, self.types.offset(slot), smallest, ctype))
 
         def add_channel(slot: tuple, init: ast.ChanInit, name: str, pos) -> None:
             for i, ftype in enumerate(init.fields):
@@ -747,16 +760,16 @@ class Checker:
             if place.kind == PID and place.offset:
                 # A byte holding pid - K names pids of K or more only: those below stay below.
                 self._keep_below_offset(alpha, place.offset, place.name, place.pos)
-                moved = [p for p in moved if p >= place.offset]
-            if moved and max(moved) - place.offset > place.largest:
-                raise _Invalid(Rejection(
-                    f"'{place.name}' holds {'pids' if place.kind == PID else 'channel ids'} but its "
-                    f"type stops at {place.largest}, so {max(moved) - place.offset} would be truncated",
-                    place.pos))
-            if moved and min(moved) - place.offset < 0:
-                raise _Invalid(Rejection(
-                    f"'{place.name}' holds pids with offset {place.offset}, so pid {min(moved)} would "
-                    f"be held as {min(moved) - place.offset}, below 0", place.pos))
+            # Values as the C holds them: pid p is held as p - K wrapped into the place's type,
+            # and the canonicaliser renames what it reads back only when that is a pid again.
+            # A moved pid or channel whose value does not fit would stay as it is.  (A place of
+            # offset K holds the values of pids below K only where an expression of _pid or a
+            # constant puts them there: check_held rejects those it does not hold.)
+            for point in moved:
+                if place.kind == PID and point < place.offset:
+                    continue
+                if not place.holds(point - place.offset):
+                    raise _Invalid(Rejection(self._unheld(place, point), place.pos))
         for loop in self.types.loops if moved_pids else ():
             # The counter of a loop over ids is a pid inside the body (loops.py): the values
             # it walks must name a set of pids that alpha maps onto itself.
@@ -782,6 +795,16 @@ class Checker:
                                      "does not permute such arrays", pos))
 
     @staticmethod
+    def _unheld(place: ValuePlace, point: int) -> str:
+        """Why ``point`` (a pid or channel id) cannot move: ``place`` does not hold its value."""
+        what = "pid" if place.kind == PID else "channel"
+        held = f"pids with offset {place.offset}" if place.offset else f"{what} ids" if place.kind == CHAN else "pids"
+        value = point - place.offset
+        shown = f"{place.stored(value)}, not {value}" if place.stored(value) != value else str(value)
+        return (f"'{place.name}' holds {held} in a {place.ctype} ({place.smallest} .. {place.largest}), which "
+                f"stores {what} {point} as {shown}: the canonicaliser would not rename it")
+
+    @staticmethod
     def _keep_below_offset(alpha: Alpha, offset: int, name: str, pos) -> None:
         """A place of offset K never names a pid below K: alpha must keep those pids below K,
         and the others at K or more."""
@@ -801,6 +824,10 @@ class Checker:
         only a search would weed out.  (Processes that can terminate are left to the check,
         whose rejection of nauty's candidates is the reason detect reports for them.)"""
         fixed: set[tuple[str, int]] = set()
+        for place in self.value_places:   # (check_state_shape's rule of the C type)
+            points = self.pids if place.kind == PID else self.chan_ids
+            fixed |= {(place.kind, point) for point in points
+                      if point >= place.offset and not place.holds(point - place.offset)}
         if self.model.resets_dead_locals:
             resets = self.model.dead_resets  # the same rule as check_processes
             fixed |= {("pid", offset) for var, offset in self.pid_locals
@@ -1288,6 +1315,7 @@ class Checker:
     def constant(self, node, value, context: str, alpha):
         """A constant (folded) read in ``context``: a pid, a channel id or a value of a scalar
         domain is renamed."""
+        self.check_held(node, value, context, alpha)
         offset = offset_of(context)
         if offset and value + offset in self.pids:
             if isinstance(alpha, Tokenizer):
@@ -1306,6 +1334,35 @@ class Checker:
         if image == value:
             return node
         return ast.Const(value=image, pos=getattr(node, "pos", None))
+
+    def check_held(self, node, value: int, context: str, alpha, process: int | None = None) -> None:
+        """A value (a constant, or an expression of _pid for ``process``) read where pids with
+        offset K or channel ids are meant, as the C holds it: every place of that kind stores it
+        wrapped into its type, compares it as an int, and the canonicaliser renames what it
+        reads back only when that is a pid (or channel) again.  When a place's type does not
+        hold the value, the C's reading and this analysis's may name different points: those
+        it could name stay where they are."""
+        offset = offset_of(context)
+        kind = PID if offset is not None else CHAN if context == CHAN else None
+        if kind is None or alpha is None or isinstance(alpha, Tokenizer):
+            return
+        offset = offset or 0
+        places = [place for place in self.value_places if place.kind == kind and place.offset == offset]
+        unheld = [place for place in places if not place.holds(value)]
+        if not unheld:
+            return
+        points = self.pids if kind == PID else self.chan_ids
+        named = {v + offset for v in (value, *(place.stored(value) for place in unheld))} & points
+        moved = [point for point in sorted(named)
+                 if (alpha.pid(point) if kind == PID else alpha.chan(point)) != point]
+        if moved:
+            place = unheld[0]
+            whose = f" for pid {process}" if process is not None else ""
+            raise _Invalid(Rejection(
+                f"'{print_expr(node)}' is {value}{whose}, which '{place.name}' ({place.ctype}, {place.smallest} .. "
+                f"{place.largest}) holds as {place.stored(value)}: the C and this analysis may read different "
+                f"{'pids' if kind == PID else 'channels'} in it, so {'pid' if kind == PID else 'channel'} "
+                f"{moved[0]} cannot move", getattr(node, "pos", None)))
 
     def ordered_with_constant(self, e: ast.BinOp, owner) -> tuple[str, frozenset[int]] | None:
         """For ``x < c`` (or ``<=``, ``>``, ``>=``, either way round) with x a variable of a
@@ -1592,6 +1649,8 @@ class Checker:
                 raise _Invalid(Rejection(f"'{print_expr(e)}' cannot be evaluated for each process", e.pos))
             offset = offset_of(context)
             if offset is not None:
+                self.check_held(e, value_p, context, alpha, p)
+                self.check_held(e, value_q, context, alpha, q)
                 # pids with offset K: v names pid v + K (plain pids: K = 0)
                 named = value_p + offset
                 expected = alpha.pid(named) - offset if named in self.pids else value_p
@@ -1621,12 +1680,24 @@ def _owner_of(unit) -> str | None:
 
 _TYPE_MAX = {"bit": 1, "bool": 1, "byte": 255, "pid": 255, "chan": 255, "mtype": 255,
              "short": 32767, "int": 2**31 - 1}
+_SIGNED = frozenset({"short", "int"})   # pan.h: short, int; the others unsigned char or bit-fields
 
 
 def _largest_value(typename: str, bits: int | None) -> int:
+    return _value_range(typename, bits)[1]
+
+
+def _value_range(typename: str, bits: int | None) -> tuple[int, int]:
+    """The values a variable of this Promela type holds in pan's state vector."""
     if typename == "unsigned" and bits is not None:
-        return 2 ** bits - 1
-    return _TYPE_MAX.get(typename, 2**31 - 1)
+        return 0, 2 ** bits - 1
+    largest = _TYPE_MAX.get(typename, 2**31 - 1)
+    return (-largest - 1 if typename in _SIGNED or typename not in _TYPE_MAX else 0), largest
+
+
+def _wrapped(value: int, smallest: int, largest: int) -> int:
+    """``value`` assigned to a C integer of range smallest .. largest (two's complement)."""
+    return (value - smallest) % (largest - smallest + 1) + smallest
 
 
 def _describe(unit) -> str:
