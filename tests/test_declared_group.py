@@ -13,6 +13,7 @@ the program with the validity check, and used.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 
@@ -86,3 +87,21 @@ def test_a_property_naming_one_peer_breaks_the_declaration(tmp_path):
     line = source.count("\n") + 1   # the ltl line
     assert f"{path}:{line}:" in done.stderr, done.stderr
 
+
+
+def test_a_limit_of_the_canonicaliser_leaves_the_declaration_out_with_a_note(tmp_path):
+    # The requests carry the clients' refs inside a typedef, which the canonicaliser does not
+    # rename in a message: no error that blames the model, but no reduction, and a note at the
+    # channel that says why; the verdict and the counts are plain SPIN's.
+    path = MODELS / "extension" / "typedef_message.pml"
+    done = subprocess.run([sys.executable, "-m", "topspin_py.cli", "detect", str(path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "group order: 1" in done.stdout
+    notes = [line for line in done.stdout.splitlines() if line.startswith("note:")]
+    assert {f"note: {path}:25:17: the declared symmetry of {proctype} is not used" in " ".join(notes)
+            for proctype in ("client", "server")} == {True}
+    assert all("a limit of topspin-py's canonicaliser, not an asymmetry of the model" in note for note in notes)
+    shutil.copy(path, tmp_path / path.name)
+    result = verify(tmp_path / path.name, VerifyOptions(defines=("NOREDUCE",), optimisation="-O0"))
+    assert result.group_order == 1 and result.errors == 0 and result.states_stored == 711

@@ -562,12 +562,14 @@ def declared_group(model: Model) -> Group:
     channel_id = {c.name: c.id for c in model.channels}
     group = Group(model, types, points, _identity(points))
     perms = []
+    notes: list[str] = []
     for sort in refs.proctypes.values():
         if sort.count < 2:
             continue
         mailboxes = [[channel_id[f"{array.name}[{i}]"] for i in range(sort.count)]
                      for array in refs.public_arrays if array.owner == sort.proctype and array.is_chan]
         lids = list(range(sort.count))
+        generators: list[Permutation] = []
         for name, image in (("a transposition", [1, 0, *lids[2:]]), ("a cycle", [*lids[1:], 0])):
             if sort.count == 2 and name == "a cycle":
                 continue  # the transposition
@@ -578,6 +580,14 @@ def declared_group(model: Model) -> Group:
                     mapping[("chan", ids[lid])] = ("chan", ids[to])
             perm = Permutation([index[mapping.get(p, p)] for p in points])
             rejection = checker.check(group.alpha(perm))
+            if rejection is not None and rejection.limit:
+                # The model may well have this symmetry; the canonicaliser cannot apply it.
+                notes.append(f"{f'{rejection.pos}: ' if rejection.pos else ''}the declared symmetry of "
+                               f"{sort.proctype} is not used: {rejection.reason} (a limit of topspin-py's "
+                               f"canonicaliser, not an asymmetry of the model); its {sort.count} instances "
+                               "are not permuted")
+                generators = []
+                break
             if rejection is not None:
                 raise ModelError(f"the declared symmetry of {sort.proctype} (its {sort.count} instances are "
                                  f"refs, so any permutation of them must be a symmetry) is broken; "
@@ -585,7 +595,9 @@ def declared_group(model: Model) -> Group:
                                  f"symmetry: {rejection.reason}", rejection.pos,
                                  hint="reach other instances only through refs, _lid, anyRef and public "
                                       "variables (seed 003, section 2.3)")
-            perms.append(perm)
+            generators.append(perm)
+        perms += generators
+    group = dataclasses.replace(group, reasons=tuple(notes))
     return dataclasses.replace(group, perm_group=PermutationGroup(perms)) if perms else group
 
 

@@ -187,6 +187,10 @@ class Rejection:
     pos: SourcePos | None = None
     original: str | None = None  # the normalised text, before and after, for --explain
     permuted: str | None = None
+    # The permutation may well be the model's symmetry, but the canonicaliser cannot apply it
+    # (a typedef inside a message, an array indexed by channel ids): a limit of topspin-py's,
+    # not the model's (a declared group leaves it out rather than refuse the model).
+    limit: bool = False
 
     def __str__(self) -> str:
         return f"{self.pos}: {self.reason}" if self.pos else self.reason
@@ -736,7 +740,7 @@ class Checker:
                 if array.in_typedef:
                     raise _Invalid(Rejection(
                         f"'{array.name}' is an array inside a typedef indexed by pid, which the "
-                        "canonicaliser does not permute", array.pos))
+                        "canonicaliser does not permute", array.pos, limit=True))
                 # With an offset K, an index held in the state is a byte, so it names a pid of
                 # K or more; a pid below K is named only by `_pid - K` in its own process, where
                 # it is out of bounds: so must its image be.
@@ -788,11 +792,11 @@ class Checker:
                 raise _Invalid(Rejection(
                     f"the messages of '{name}' carry a typedef holding "
                     f"{'pids' if kind == PID else 'channel ids'}, which the canonicaliser does not "
-                    "rename inside a message", pos))
+                    "rename inside a message", pos, limit=True))
         if moved_chans and self.chan_indexed:
             name, pos = self.chan_indexed[0]
             raise _Invalid(Rejection(f"'{name}' is indexed by channel ids, and the canonicaliser "
-                                     "does not permute such arrays", pos))
+                                     "does not permute such arrays", pos, limit=True))
 
     @staticmethod
     def _unheld(place: ValuePlace, point: int) -> str:
