@@ -101,12 +101,19 @@ def test_detect_order(path: Path, run: Run | None, header_error: str | None):
         f"allows at most {run.order}; generators {result.get('generators')}")
 
 
+# --check-symmetry's budget here: every soundness model's state space is below it.
+CHECK_BUDGET = 50_000
+
+
 @pytest.mark.parametrize("strategy", STRATEGIES)
 @pytest.mark.parametrize("path,run,header_error", RUNS)
 def test_verify_verdict(path: Path, run: Run | None, header_error: str | None, strategy: str,
                         tmp_path: Path):
     run = _require(run, header_error)
-    proc = _cli(*verify_args(copy_model(path, tmp_path), run, strategy))
+    # The run of the default strategy also checks the reduction against plain pan, breadth
+    # first, without trusting the analysis (verify --check-symmetry): it must agree.
+    check = [f"--check-symmetry={CHECK_BUDGET}"] if strategy == "auto" else []
+    proc = _cli(*verify_args(copy_model(path, tmp_path), run, strategy), *check)
     assert "Traceback" not in proc.stderr, proc.stderr
     want_errors = run.counts["errors"] > 0
     want_status = 1 if want_errors else 0
@@ -118,6 +125,13 @@ def test_verify_verdict(path: Path, run: Run | None, header_error: str | None, s
     assert (result["errors"] > 0) == want_errors, (
         f"verify --strategy {strategy} on {path.name} ({run.label()}): "
         f"errors {result['errors']} ({verdict})")
+    if check:
+        checked = result["symmetry_check"]
+        if result["group_order"] == 1:
+            assert checked is None and "nothing to check" in result["symmetry_check_note"]
+        else:
+            assert checked is not None and checked["agrees"], checked
+            assert checked["complete"] and checked["orbits"] == checked["reduced_states"], checked
 
 
 # The runs whose group is not trivial, one per model: the transition oracle checks the group.

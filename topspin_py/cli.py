@@ -30,6 +30,7 @@ from topspin_py.pan.progress import ProgressDisplay
 from topspin_py.verify import VerifyOptions, verify
 
 EXIT_OK, EXIT_ERRORS_FOUND, EXIT_FAILURE, EXIT_INTERRUPTED = 0, 1, 2, 130
+_CHECK_BUDGET = 200_000   # --check-symmetry without a budget (pan/symcheck.py DEFAULT_BUDGET)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,6 +135,13 @@ def _add_verify(commands) -> None:
                                     "way (-DNOREDUCE added, or taken away if given) and compare "
                                     "the verdicts; verdicts that differ are a failure (exit "
                                     "status 2)")
+    verify_parser.add_argument("--check-symmetry", dest="check_symmetry", type=_budget, metavar="BUDGET",
+                               help="also check the reduction on this model without trusting the "
+                                    "symmetry analysis: breadth-first searches of plain pan and of the "
+                                    "reduced pan (no partial order reduction), compared depth by depth "
+                                    "up to BUDGET states (--check-symmetry alone: "
+                                    f"{_CHECK_BUDGET:,}); a difference is shown with a trail to a state "
+                                    "and is exit status 2, agreement is a check to that depth, not a proof")
     verify_parser.add_argument("--safety", action="store_true",
                                help="search for safety violations only, even if the model has "
                                     "accept labels (default: pan -a then, as spin -run)")
@@ -156,7 +164,7 @@ def _run_verify(args: argparse.Namespace) -> int:
     options = VerifyOptions(
         strategy=args.strategy, defines=tuple(args.defines), pan_args=pan_args, spin_args=spin_args,
         keep_dir=args.keep, on_progress=display, compare=args.compare, cross_check=args.cross_check,
-        safety=args.safety, optimisation=args.optimisation,
+        safety=args.safety, optimisation=args.optimisation, check_symmetry=args.check_symmetry,
         on_note=None if args.quiet else _to_stderr(display),
         on_detail=_to_stderr(display) if args.verbose else None,
         on_stage=display.stage if display is not None else None, partial_on_interrupt=True)
@@ -641,6 +649,18 @@ def _to_stderr(display: ProgressDisplay | None):
     return write
 
 
+def _budget(text: str) -> int:
+    """--check-symmetry's BUDGET: a number of states, at least 1 (10000, 1e6, 200k)."""
+    scale = {"k": 1_000, "m": 1_000_000}.get(text[-1:].lower(), 1)
+    try:
+        value = float(text[:-1] if scale > 1 else text) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of states") from None
+    if value < 1 or value != int(value):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of states (a whole number, at least 1)")
+    return int(value)
+
+
 def _attach_option_values(argv: list[str]) -> list[str]:
     """``--pan -m100000`` -> ``--pan=-m100000``: argparse refuses a separate value that starts
     with '-' (it takes it for an option), but pan's arguments all do (and -O levels)."""
@@ -654,6 +674,8 @@ def _attach_option_values(argv: list[str]) -> list[str]:
         if word in ("--pan", "--spin", "--gcc-opt"):
             value = next(values, None)
             attached.append(word if value is None else f"{word}={value}")
+        elif word == "--check-symmetry":   # its BUDGET is optional, and only ever attached
+            attached.append(f"{word}={_CHECK_BUDGET}")
         else:
             attached.append(word)
     return attached

@@ -17,6 +17,10 @@ and symmetry reduction must agree on whether the model has errors: when they do 
 errors of different kinds first (a model with several errors, searched in different orders, as
 pan stops at the first): both verdicts say "errors", so the exit status stays 1, and
 ``por_first_errors_differ`` says so beside them.
+
+``verify --check-symmetry`` compares, depth by depth, the canonical forms of the states plain pan
+meets in a bounded breadth-first search with the states the reduced pan stores
+(pan/symcheck.py); ``symmetry_check`` says what it found, and a difference is exit status 2.
 """
 
 from __future__ import annotations
@@ -140,6 +144,10 @@ class Result:
     # A cycle's trail under symmetry reduction (pan/lasso.py): one entry per trail with a cycle,
     # the Lasso's as_json() ("outcome": "closed", "unrolled" or "failed").
     lassos: list[dict] = field(default_factory=list)
+    # --check-symmetry: pan/symcheck.py's SymmetryCheck.as_json(); None when not asked for, or
+    # when there was no reduction to check (then symmetry_check_note says so).
+    symmetry_check: dict | None = None
+    symmetry_check_note: str | None = None
 
     @property
     def reduction(self) -> float | None:
@@ -222,6 +230,8 @@ class Result:
             return 130
         if self.disagreement is not None or self.por_disagreement is not None:
             return 2
+        if self.symmetry_check is not None and not self.symmetry_check["agrees"]:
+            return 2
         return 1 if self.errors else 0
 
     def to_dict(self) -> dict:
@@ -291,7 +301,25 @@ class Result:
         if self.disagreement is not None:
             lines.append(f"{'VERDICTS DIFFER:':16}{self.disagreement}")
         lines += self._cross_check_lines()
+        lines += self._symmetry_check_lines()
         return "\n".join(lines)
+
+    def _symmetry_check_lines(self) -> list[str]:
+        """--check-symmetry: what the comparison of the two breadth-first searches found."""
+        if self.symmetry_check is None:
+            return [f"{'symmetry check:':16}{self.symmetry_check_note}"] if self.symmetry_check_note else []
+        check = self.symmetry_check
+        lines = [f"{'symmetry check:':16}{check['summary']}"]
+        difference = check["difference"]
+        if difference is not None:
+            if difference["trail"]:
+                lines.append(f"{'':16}trail of {check['difference']['trail_of']} pan to such a state: "
+                             f"{difference['trail']}")
+                lines.append(f"{'':16}replay: {difference['replay']}")
+            if difference["state"]:
+                lines.append(f"{'':16}the state:")
+                lines += [f"{'':18}{line.strip()}" for line in difference["state"].splitlines()]
+        return lines
 
     def _cross_check_lines(self) -> list[str]:
         """--cross-check: the other run's verdict beside this one's, and whether they agree."""

@@ -60,7 +60,7 @@ from topspin_py import strategies
 from topspin_py.codegen.render import STRATEGIES as CANONICALISERS
 from topspin_py.errors import ToolchainError, UsageError
 from topspin_py.pan import flags as panflags
-from topspin_py.pan import lasso, toolchain
+from topspin_py.pan import lasso, symcheck, toolchain
 from topspin_py.pan.claims import accept_labels
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.pan.progress import Progress, ProgressWatcher
@@ -106,6 +106,8 @@ class VerifyOptions:
     optimisation: str = "-O2"            # gcc's -O level for pan.c
     partial_on_interrupt: bool = False   # Ctrl-C during pan: return its statistics so far as an
                                          # interrupted Result, not KeyboardInterrupt (the CLI)
+    check_symmetry: int | None = None    # --check-symmetry=BUDGET: compare the reduced search with
+                                         # plain pan's, breadth first, to BUDGET states (pan/symcheck.py)
 
 
 @dataclass
@@ -205,6 +207,14 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         trails = (save_trails(search.report, workdir, model, options.keep_dir, build.replay_args,
                               (build.source, build.desugared) if build.desugared is not None else None)
                   if options.save_trails else SavedTrails([], None, []))
+        checked, check_note = None, None
+        if options.check_symmetry is not None and not search.interrupted:
+            if strategy == "none":
+                check_note = "nothing to check: no symmetry reduction in this run"
+            else:
+                reporter.stage("checking the symmetry against plain pan, breadth first", None)
+                checked = symcheck.check_symmetry(build, workdir, options.check_symmetry,
+                                                  options.optimisation, reporter.ran, note).as_json()
         if options.keep_dir is not None:
             (workdir / "spin.out").write_text(build.spin_output)
             (workdir / "pan.out").write_text(search.output)
@@ -213,6 +223,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     result = _result(model, strategy, search, [str(path) for path in trails.paths], trails.replay,
                      build.defines, flags, build.tools.spin_version, time.monotonic() - started)
     result.trail_notes = trails.notes
+    result.symmetry_check, result.symmetry_check_note = checked, check_note
     result.lassos = [item.as_json() for item in lassos]
     result.trail_depth = shortest
     result.group_order = group.order if group is not None and strategy != "none" else 1
@@ -229,6 +240,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         note("running plain SPIN (--strategy none) for the comparison")
         try:
             plain = verify(model, dataclasses.replace(options, strategy="none", compare=False, keep_dir=None,
+                                                       check_symmetry=None,
                                                        save_trails=False, on_progress=None,
                                                        partial_on_interrupt=False))
         except KeyboardInterrupt:
@@ -473,6 +485,7 @@ def _cross_check(model: Path, options: VerifyOptions, note: Callable[[str], None
     switched = "without -DNOREDUCE" if len(other) < len(defines) else "with -DNOREDUCE"
     note(f"--cross-check: verifying again {switched}")
     run = verify(model, dataclasses.replace(options, defines=tuple(other), compare=False, cross_check=False,
+                                            check_symmetry=None,
                                             keep_dir=None, save_trails=False, on_progress=None,
                                             partial_on_interrupt=False))
     return PorRun(partial_order_reduction=run.partial_order_reduction, defines=run.defines,
