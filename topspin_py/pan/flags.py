@@ -152,6 +152,15 @@ def breadth_first(defines) -> bool:
     return any(define_name(d.removeprefix("-D")) in ("BFS", "BFS_PAR") for d in defines)
 
 
+def several_processes(defines) -> bool:
+    """Whether pan searches with several processes: -DNCORE=N with N other than 1, or -DBFS_PAR."""
+    for define in defines:
+        name, _, value = define.removeprefix("-D").partition("=")
+        if name == "BFS_PAR" or (name == "NCORE" and value not in ("", "1")):
+            return True
+    return False
+
+
 def cycle_search(pan_args) -> bool:
     """Whether pan looks for acceptance (-a) or non-progress (-l) cycles."""
     return any(arg in ("-a", "-l") for arg in pan_args)
