@@ -214,3 +214,17 @@ def test_display_on_a_terminal_rewrites_one_line(progress_output):
     assert "\n" not in shown   # one line, rewritten in place, erased at the end
     assert shown.count("\r") == 3 and shown.endswith("\r\x1b[K")
     assert "pan: 2M states" in shown and "500k states/s" in shown
+
+
+def test_several_processes_are_refused_for_a_model_that_can_print(tmp_path):
+    from topspin_py.errors import UsageError
+    from topspin_py.verify import VerifyOptions, verify
+
+    model = tmp_path / "m.pml"
+    model.write_text(COUNTER.replace("{N}", "5"))
+    for defines in (("NCORE=2", "PRINTF"), ("BFS_PAR", "PRINTF")):
+        with pytest.raises(UsageError, match="-DPRINTF with a search of several processes"):
+            verify(model, VerifyOptions(defines=defines, strategy="none"))
+    model.write_text("byte x;\nactive proctype A() { c_code { ; }; x = 1 }\n")
+    with pytest.raises(UsageError, match="embedded C code"):
+        verify(model, VerifyOptions(defines=("NCORE=2",), strategy="none"))

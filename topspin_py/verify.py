@@ -32,7 +32,9 @@ Policies decided here (each documented where it is applied):
   can print (pan/output.py); its trails are the files pan wrote in the work directory under
   its names (pan/trails.py, read_report).  A report that pan's files or flags contradict (a
   trail but no errors; one process where pan was built for several) is a ToolchainError
-  (check_report_is_pans), and so is a pan killed by a signal, report or not.
+  (check_report_is_pans), and so is a pan killed by a signal, report or not.  A pan of several
+  processes (-DNCORE>1, -DBFS_PAR), whose workers' output may land after pan's report, is
+  refused for a model that can print (-DPRINTF, embedded C code).
 * pan failures the user can fix by recompiling (out of memory, VECTORSZ too small) become
   ToolchainErrors whose hint names the flag to pass.
 * --compare: a plain run too; when the verdicts differ, ``Result.disagreement`` says how and
@@ -70,7 +72,7 @@ from topspin_py.pan.claims import accept_labels
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.pan.progress import Progress, ProgressWatcher
 from topspin_py.pan.splice import SYM_MACRO
-from topspin_py.promela import build_model, parse_file
+from topspin_py.promela import ast, build_model, parse_file
 from topspin_py.promela.model import Model
 from topspin_py.reduce import GENERATED_C, defines_the_reduction_needs, reduce_in, strategy_choice, write_canonicaliser
 from topspin_py.result import PlainRun, PorRun, Result
@@ -382,6 +384,7 @@ def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporte
     compile_flags = panflags.choose_compile_flags(
         defines, pan_args, panflags.pan_h_declares_claim(pan_sources["pan.h"]),
         panflags.pan_option_names(pan_sources.values()))
+    _refuse_printing_with_several_processes(defines, loaded)
     detail(compile_flags.safety_reason)
     if compile_flags.model_only:
         detail("for the model only (pan's sources do not test them): "
@@ -397,6 +400,28 @@ def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporte
                     pan_args=pan_args, defines=defines, group=group, strategy=strategy,
                     strategy_reason=strategy_reason, symmetry_notes=symmetry_notes,
                     compile_flags=list(compile_flags.flags))
+
+
+def _refuse_printing_with_several_processes(defines: list[str], model: Model) -> None:
+    """pan's report is read from its own block at the end of its output, which a model's
+    printing cannot follow (pan/output.py) -- in a pan of one process.  The workers of a pan of
+    several processes print whenever they flush, so a model that can print (printf under
+    -DPRINTF, embedded C code) could put a report of its own after pan's, or in place of one
+    pan never printed."""
+    if not panflags.several_processes(defines):
+        return
+    if any(panflags.define_name(define) == "PRINTF" for define in defines):
+        raise UsageError("-DPRINTF with a search of several processes (-DNCORE, -DBFS_PAR) is not "
+                         "supported: the model's printing and pan's report reach the output from "
+                         "several processes at once, and the report could not be told from the "
+                         "model's text", hint="drop -DPRINTF, or verify with one process")
+    if any(isinstance(node, (ast.CCode, ast.CExpr, ast.CState))
+           for unit in model.expanded.units for node in unit.walk()):
+        raise UsageError("a model with embedded C code (c_code, c_expr, c_decl, ...) is not supported "
+                         "with a search of several processes (-DNCORE, -DBFS_PAR): the C code may "
+                         "print, and its text and pan's report reach the output from several processes "
+                         "at once, so the report could not be told from it",
+                         hint="verify with one process (without -DNCORE or -DBFS_PAR)")
 
 
 def _note_worker_trails(report: PanReport, defines: list[str], note) -> None:
@@ -828,6 +853,7 @@ def check_report_is_pans(report: PanReport, defines) -> None:
         return
     several = panflags.several_processes(defines) or report.several_processes
     if several and report.version_lines_before:
+        # (the refusal in _translate keeps printing models away from such a pan)
         raise ToolchainError("pan searched with several processes, and its output has more than one "
                              "line that starts a report ('(Spin Version ...'): its workers' output may "
                              "land anywhere, so pan's report cannot be told from the others",

@@ -47,8 +47,8 @@ parser takes from where (SPIN 6.5.2's pan.c: wrapup(), uerror(), stopped(), Mall
 
 * **A pan of several processes** (-DNCORE>1, -DBFS_PAR): each worker's output reaches the pipe
   when that worker flushes it, so text can land after or inside the first process's report.
-  ``PanReport.version_lines_before`` counts the lines before the block that start like it,
-  which verify does not accept from such a pan.
+  verify refuses such a pan when the model can print at all (-DPRINTF, embedded C code), and
+  ``PanReport.version_lines_before`` counts the lines before the block that start like it.
 
 The format
 ----------
