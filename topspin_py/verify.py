@@ -447,7 +447,8 @@ def _unroll_lassos(binary: Path, search: _Search, workdir: Path, model: Model, g
         if not trail.is_file() or not lasso.has_cycle(trail):
             continue
         stage("unrolling the cycle into a lasso", None)
-        ran(["env", f"{lasso.LASSO_ENV}={name}", f"./{unrolling.name}", *search.args])
+        ran(["env", *(f"{key}={value}" for key, value in lasso.environment(name).items()),
+             f"./{unrolling.name}", *search.args])
         try:
             lassos.append(lasso.unroll(unrolling, search.args, workdir, trail))
             continue
@@ -458,7 +459,8 @@ def _unroll_lassos(binary: Path, search: _Search, workdir: Path, model: Model, g
         lasso_flags = [*flags, f'-DTOPSPIN_SYM_FILE="{lasso.LASSO_CANONICALISER}"']
         ran(toolchain.compile_command(tools, lasso_flags, "-O0", lasso.LASSO_BINARY))
         unrolling = toolchain.compile_pan(tools, lasso_flags, workdir, "-O0", lasso.LASSO_BINARY)
-        ran(["env", f"{lasso.LASSO_ENV}={name}", f"./{unrolling.name}", *search.args])
+        ran(["env", *(f"{key}={value}" for key, value in lasso.environment(name).items()),
+             f"./{unrolling.name}", *search.args])
         lassos.append(lasso.unroll(unrolling, search.args, workdir, trail))
     return lassos
 
