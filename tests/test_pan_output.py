@@ -439,14 +439,17 @@ def test_a_report_pans_files_or_flags_contradict_is_refused():
         check_report_is_pans(dataclasses.replace(several, version_lines_before=1), ["NCORE=2"])
 
 
-def test_the_report_of_a_pan_killed_by_a_signal_is_not_read():
-    # the model's imitation is the last report in the output of a pan that died before its own
+def test_the_report_of_a_pan_that_stopped_before_its_own_is_not_read():
+    # the model's imitation is the last report in the output of a pan that died before its
+    # own (a signal) or stopped before it (pan_exit(1)); pan exits with 0 after its report
     from topspin_py.verify import _raise_on_pan_failure
 
     imitation = parse_pan_output("x\n" + IMITATION)
     assert imitation.has_summary and imitation.errors == 0   # the text alone cannot tell
     with pytest.raises(ToolchainError, match="killed by signal 9"):
         _raise_on_pan_failure(-9, "x\n" + IMITATION, imitation, [])
+    with pytest.raises(ToolchainError, match="exit status 1 before its report"):
+        _raise_on_pan_failure(1, "x\n" + IMITATION, imitation, [])
     _raise_on_pan_failure(0, "x\n" + IMITATION, imitation, [])
 
 

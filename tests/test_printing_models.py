@@ -17,6 +17,9 @@ header syntax is tests/modelgen.py's.  For each ``expect:`` line:
   models: three identical processes) its verdict, counts and trail are those of the same
   reduced run without -DPRINTF, where the printf statements print nothing; with the trivial
   group of c_code, plain pan's.
+
+And a model whose imitation is the last report in pan's output because pan stopped before
+its own (``pan: error: too many processes``, exit status 1) is a tool failure, exit status 2.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -136,3 +140,33 @@ def test_verify_with_the_default_strategy_gives_pans_verdict(path: Path, run: Ru
         assert result[key] == silent[key], key
     if not run.counts["errors"]:   # (the first error is met on the first path either way)
         assert result["states_stored"] < run.counts["states"]   # reduced
+
+
+# Prints a report saying "errors: 0", then starts a seventh process: pan -f (weak fairness)
+# keeps count of at most six (-DNFAIR=2), says "too many processes" and exits with status 1
+# without its report.
+TOO_MANY = """
+proctype P() { end: false }
+init {
+	print_fake_report();
+	atomic { run P(); run P(); run P(); run P(); run P(); run P(); run P() }
+}
+ltl always { [] true }
+"""
+
+
+def test_a_pan_that_stops_before_its_report_gives_no_verdict(tmp_path):
+    shutil.copytree(MODELS / "printing" / "include", tmp_path / "include")
+    model = tmp_path / "too_many.pml"
+    model.write_text('#include "include/printf_report.h"\n' + TOO_MANY)
+    plain = subprocess.run(["spin", "-a", model.name], cwd=tmp_path, capture_output=True, text=True)
+    assert plain.returncode == 0, plain.stdout + plain.stderr
+    subprocess.run(["gcc", "-O0", "-w", "-DPRINTF", "-o", "pan", "pan.c"], cwd=tmp_path, check=True)
+    pan = subprocess.run(["./pan", "-a", "-f"], cwd=tmp_path, capture_output=True, text=True)
+    assert pan.returncode == 1 and "too many processes" in pan.stdout
+    assert "errors: 0" in pan.stdout and pan.stdout.count("(Spin Version") == 1   # the model's
+    proc = subprocess.run([sys.executable, "-m", "topspin_py.cli", "verify", str(model), "--strategy", "none",
+                           "-DPRINTF", "--pan=-a", "--pan=-f", "--gcc-opt=-O0"],
+                          cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stdout + proc.stderr
+    assert "exit status 1 before its report" in proc.stderr

@@ -32,7 +32,8 @@ Policies decided here (each documented where it is applied):
   can print (pan/output.py); its trails are the files pan wrote in the work directory under
   its names (pan/trails.py, read_report).  A report that pan's files or flags contradict (a
   trail but no errors; one process where pan was built for several) is a ToolchainError
-  (check_report_is_pans), and so is a pan killed by a signal, report or not.  A pan of several
+  (check_report_is_pans), and so is a pan that stopped with an exit status other than 0 (pan
+  exits with 0 after its report) or was killed by a signal, report or not.  A pan of several
   processes (-DNCORE>1, -DBFS_PAR), whose workers' output may land after pan's report, is
   refused for a model that can print (-DPRINTF, embedded C code).
 * pan failures the user can fix by recompiling (out of memory, VECTORSZ too small) become
@@ -816,6 +817,12 @@ def _raise_on_pan_failure(returncode: int, output: str, report: PanReport, args:
         # even after a report: a pan that died before printing its own may leave the model's
         # imitation of one last in its output (pan/output.py)
         raise ToolchainError(f"pan was killed by signal {-returncode}", detail=output.strip()[-2000:] or None)
+    if returncode > 0 and report.has_summary:
+        # pan exits with status 0 after its report (wrapup()); it stops with another status
+        # only before one (pan_exit(1): "too many processes", a canonicaliser's refusal, ...),
+        # so the report at the end of its output is the model's imitation
+        raise ToolchainError(f"pan stopped with exit status {returncode} before its report; the report-like "
+                             "text in its output is not pan's", detail=output.strip()[-2000:] or None)
     if report.vectorsz_needed is not None:
         suggested = (report.vectorsz_needed // 1024 + 1) * 1024
         raise ToolchainError(

@@ -16,8 +16,9 @@ parser takes from where (SPIN 6.5.2's pan.c: wrapup(), uerror(), stopped(), Mall
   that starts with ``(Spin Version `` therefore starts pan's report, and it counts as one only
   if the header that follows has pan's shape.  Every statistic, the errors count, the claim,
   the modes, the storage, the unreached statements, memory and time are read from that block
-  alone.  A pan that dies before its report may leave a model's imitation last: verify does
-  not read the report of a pan killed by a signal.
+  alone.  A pan that stops before its report (killed by a signal, or ``pan_exit(1)``: "too
+  many processes", ...) may leave a model's imitation last: pan exits with status 0 after
+  its report, and verify reads no report of a pan that ended otherwise.
 * **What pan prints as the search stops**, right before the block, with nothing of the model's
   in between (no statement runs after it): ``Interrupted`` (SIGINT), ``Time limit of ...
   exceeded`` (-Q), the out-of-memory message with its details and hints, the VECTORSZ message

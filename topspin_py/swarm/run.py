@@ -13,9 +13,9 @@ Policies decided here:
   one; for a model that uses the ref/public extension, the desugared copy beside it), so that
   ``spin -t`` replays it;
 * every job's report must say that the canonicaliser was compiled in (verify.check_report),
-  and agree with the trails pan wrote (verify.check_report_is_pans); a job whose pan was
-  killed by a signal has no report (pan's report is read from its own block at the end of its
-  output, pan/output.py).
+  and agree with the trails pan wrote (verify.check_report_is_pans); a job whose pan ended
+  with a status other than 0 (killed, or stopped before its report) has no report (pan's
+  report is read from its own block at the end of its output, pan/output.py).
 """
 
 from __future__ import annotations
@@ -177,9 +177,10 @@ def _outcome(end: Finished, source: Path, model: Path) -> tuple[JobOutcome, PanR
     # the trails pan wrote: the worker sends the files it found beside pan (pan/trails.py)
     report.trail_files = [name for name in report.trail_files if name in payload["trails"]
                           and trails.is_pan_trail_name(name, source.name, trails.trail_suffix(list(job.pan_args)))]
-    killed = (payload["returncode"] or 0) < 0 and not payload["interrupted"]
-    if not report.has_summary or killed:
-        # (a pan killed by a signal may leave a model's imitation of a report last: pan/output.py)
+    stopped_before_report = (payload["returncode"] or 0) != 0 and not payload["interrupted"]
+    if not report.has_summary or stopped_before_report:
+        # pan exits with status 0 after its report: after any other end, the report-like text
+        # last in its output may be the model's imitation (pan/output.py)
         tail = " / ".join(output.strip().splitlines()[-3:]) or "no output"
         outcome.failure = (f"pan ended with status {payload['returncode']} without a report ({tail})"
                            if report.vectorsz_needed is None else
