@@ -385,6 +385,9 @@ def test_an_interrupt_is_pans_right_before_its_report(tmp_path):
     pans = parse_pan_output(output)
     assert pans.interrupted and pans.stopped_early and pans.states_stored >= 1e6
     assert_same_report(parse_pan_output(IMITATION + output), pans)
+    # a line the model left unfinished (printf without its newline) ends in pan's word
+    at = output.rindex("Interrupted\n\n(Spin Version")
+    assert parse_pan_output(output[:at] + "the model's unfinished line" + output[at:]).interrupted
     # the model's "Interrupted" elsewhere is not pan's
     assert not parse_pan_output(IMITATION + run_pan(tmp_path, ASSERTION, optimisation="-O0")).interrupted
 

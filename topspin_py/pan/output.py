@@ -30,9 +30,10 @@ parser takes from where (SPIN 6.5.2's pan.c: wrapup(), uerror(), stopped(), Mall
   copies the model prints; none of them decides the verdict:
 
   - error lines ``pan:K: ... (at depth D)``: the number of errors is the block's.  The lines
-    kept are those numbered 1..N, the last of each number: the error pan stopped at is the last
-    line before its block, so a copy printed before it is passed over; a copy printed after
-    an earlier error (pan -c0 searches on) replaces pan's words for that number, never the count;
+    kept are those numbered 1..N, the last of each number: the line of the error pan stopped
+    at is the last error line before its block (only its trail line follows), so a copy
+    printed before it is passed over; a copy printed after an earlier error (pan -c0 searches
+    on) replaces pan's words for that number, never the count;
   - ``pan: wrote NAME``: only a plain file name is kept (pan writes its trails in its working
     directory); verify then keeps the names pan's files on disk bear out (pan/trails.py);
   - ``cpuN: pan: wrote trailfile`` (a -DNCORE worker names no trail): verify looks on disk;
@@ -131,8 +132,9 @@ _UNREACHED_HEADER = re.compile(r"^unreached in (proctype|init|claim)\s*(\S*)\s*$
 _UNREACHED_COUNT = re.compile(r"^\s+\((\d+) of (\d+) states\)\s*$")
 
 # --- what pan prints as the search stops, right before the block -----------------------------
-# pan's SIGINT handler prints this first; a progress line it cut short may precede it.
-_INTERRUPTED = re.compile(r"(?:^|\t)Interrupted$")
+# pan's SIGINT handler prints this first, after whatever the line held: a progress line it
+# cut short ("Memory=   179.239\t"), a model's printf without its newline.
+_INTERRUPTED = re.compile(r"Interrupted$")
 _TIME_LIMIT = re.compile(r"^Time limit of .* exceeded$")
 # a multi-core pan's first process stops the others first: "cpu0: stop - time-limit"
 _STOP_LINE = re.compile(r"^cpu\d+: stop - ")
