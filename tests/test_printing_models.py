@@ -19,7 +19,8 @@ header syntax is tests/modelgen.py's.  For each ``expect:`` line:
   group of c_code, plain pan's.
 
 And a model whose imitation is the last report in pan's output because pan stopped before
-its own (``pan: error: too many processes``, exit status 1) is a tool failure, exit status 2.
+its own (``pan: error: too many processes``, exit status 1) is a tool failure, exit status 2;
+pan's replay options (which run the model's statements and print no report) are refused.
 """
 
 from __future__ import annotations
@@ -170,3 +171,19 @@ def test_a_pan_that_stops_before_its_report_gives_no_verdict(tmp_path):
                           cwd=REPO, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stdout + proc.stderr
     assert "exit status 1 before its report" in proc.stderr
+
+
+def test_a_replay_is_refused(tmp_path):
+    # pan -r FILE replays a trail: the model prints its imitation, pan prints no report and
+    # exits with 0, so the imitation is the last report in its output
+    model = copy_model(MODELS / "printing" / "printf_error.pml", tmp_path)
+    subprocess.run(["spin", "-a", model.name], cwd=tmp_path, capture_output=True, check=True)
+    subprocess.run(["gcc", "-O0", "-w", "-DPRINTF", "-DSAFETY", "-o", "pan", "pan.c"], cwd=tmp_path, check=True)
+    assert subprocess.run(["./pan"], cwd=tmp_path, capture_output=True).returncode == 0   # writes the trail
+    replay = subprocess.run(["./pan", "-r", f"{model.name}.trail"], cwd=tmp_path, capture_output=True, text=True)
+    last = replay.stdout[replay.stdout.rindex("(Spin Version"):]
+    assert replay.returncode == 0 and "errors: 0" in last and "State-vector 28 byte" in last
+    for args in (["--pan=-r", f"--pan={model}.trail"], ["--pan=-r1"], ["--pan=-C"], ["--pan=-S"], ["--pan=-P2"]):
+        proc = subprocess.run([sys.executable, "-m", "topspin_py.cli", "verify", str(model), "--strategy", "none",
+                               "-DPRINTF", "-DSAFETY", *args], cwd=REPO, capture_output=True, text=True)
+        assert proc.returncode == 2 and "replays a trail" in proc.stderr, (args, proc.stdout, proc.stderr)

@@ -301,6 +301,11 @@ def _read(model_path: str | Path, options: VerifyOptions, reporter: Reporter) ->
     if options.cross_check:
         _refuse_cross_check(options)
     pan_args = list(options.pan_args)
+    if (replay := panflags.replay_arg(pan_args)) is not None:
+        # A replay runs the model's statements, whose printing (-DPRINTF, c_code) may imitate
+        # a report, and ends without pan's own: nothing to read a verdict from.
+        raise UsageError(f"pan {replay} replays a trail instead of searching: verify runs searches",
+                         hint="replay is spin's job: spin -t -p model.pml (spin -k FILE for another trail)")
     spin_options = panflags.parse_spin_args(options.spin_args)
     for define, why in panflags.defines_pan_args_need(defines, pan_args):
         note(f"compiling with -D{define}: {why}")
