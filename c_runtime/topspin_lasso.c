@@ -22,7 +22,9 @@
  * reached: the transition number of the original step is tried first (the program text is
  * invariant); when a symmetry reorders the options of an if or do, another transition of
  * the same process may be the image, and the one whose result is the image is taken.  It
- * prints one line per added step and stops pan:
+ * writes one line per added step to the file TOPSPIN_LASSO_OUT names (stdout without it) and
+ * stops pan -- not to stdout, where the model's printf statements print as the steps execute
+ * (under -DPRINTF), so that nothing the model prints can pass for these lines:
  *
  *     topspin-lasso: cycle-start I           the cycle starts after step I (from 0), not
  *                                            where pan marked it (see below; -DMA)
@@ -36,6 +38,8 @@
 
 #define TS_LASSO_MAX_COPIES	100000
 
+static FILE *ts_lasso_out;	/* where the lines above go (topspin_lasso_hook) */
+
 typedef struct
 {	long depth;
 	int slot, t_id;
@@ -45,9 +49,9 @@ static void
 ts_lasso_fail(const char *why, long at)
 {
 	if (at >= 0)
-	{	printf("topspin-lasso: failed %s (trail step %ld)\n", why, at);
+	{	fprintf(ts_lasso_out, "topspin-lasso: failed %s (trail step %ld)\n", why, at);
 	} else
-	{	printf("topspin-lasso: failed %s\n", why);
+	{	fprintf(ts_lasso_out, "topspin-lasso: failed %s\n", why);
 	}
 	exit(0);
 }
@@ -215,12 +219,12 @@ topspin_lasso(const char *path)
 		ts_lasso_keep(i + 1);
 	}
 	if (ts_lasso_at(cycle))
-	{	printf("topspin-lasso: closed\n");
+	{	fprintf(ts_lasso_out, "topspin-lasso: closed\n");
 		exit(0);
 	}
 #ifndef TOPSPIN_ELEMENT
 	(void) j; (void) len; (void) copies; (void) found;
-	printf("topspin-lasso: no element\n");
+	fprintf(ts_lasso_out, "topspin-lasso: no element\n");
 	exit(0);
 #else
 	/* Where the cycle starts: pan's mark, unless its state is not symmetric to the last one
@@ -245,11 +249,11 @@ topspin_lasso(const char *path)
 		ts_lasso_fail("no state of the trail before its last is symmetric to the last", -1);
 	}
 	if (i != cycle)
-	{	printf("topspin-lasso: cycle-start %ld\n", i);
+	{	fprintf(ts_lasso_out, "topspin-lasso: cycle-start %ld\n", i);
 		cycle = i;
 		ts_lasso_load(n);
 		if (ts_lasso_at(cycle))
-		{	printf("topspin-lasso: closed\n");
+		{	fprintf(ts_lasso_out, "topspin-lasso: closed\n");
 			exit(0);
 	}	}
 	len = n - cycle;
@@ -267,11 +271,11 @@ topspin_lasso(const char *path)
 	if (topspin_state_cmp(&now, &ts_cand) != 0)
 	{	ts_lasso_fail("the element found does not map the cycle's first state to its last", -1);
 	}
-	printf("topspin-lasso: element %d", TS_PIDS);
+	fprintf(ts_lasso_out, "topspin-lasso: element %d", TS_PIDS);
 	for (q = 0; q < TS_POINTS; q++)
-	{	printf(" %d", g[q]);
+	{	fprintf(ts_lasso_out, " %d", g[q]);
 	}
-	printf("\n");
+	fprintf(ts_lasso_out, "\n");
 	/* now = s_n = G(s_cycle), G = g^copies */
 	for (copies = 1; copies < TS_LASSO_MAX_COPIES; copies++)
 	{	for (j = 0; j < len; j++)
@@ -308,10 +312,10 @@ topspin_lasso(const char *path)
 			{	ts_lasso_fail("no step of the mapped process reaches the image of the original step's state",
 					steps[cycle + j].depth);
 			}
-			printf("topspin-lasso: step %d %d\n", slot, found - 1);
+			fprintf(ts_lasso_out, "topspin-lasso: step %d %d\n", slot, found - 1);
 		}
 		if (ts_lasso_at(cycle))
-		{	printf("topspin-lasso: unrolled %ld\n", copies + 1);
+		{	fprintf(ts_lasso_out, "topspin-lasso: unrolled %ld\n", copies + 1);
 			exit(0);
 		}
 		for (q = 0; q < TS_POINTS; q++)
@@ -326,8 +330,14 @@ topspin_lasso(const char *path)
 void
 topspin_lasso_hook(void)
 {	const char *path = getenv("TOPSPIN_LASSO");
+	const char *out = getenv("TOPSPIN_LASSO_OUT");
 	if (path && *path)
-	{	topspin_lasso(path);
+	{	ts_lasso_out = (out && *out) ? fopen(out, "w") : stdout;
+		if (!ts_lasso_out)
+		{	printf("topspin-lasso: cannot write %s\n", out);
+			exit(1);
+		}
+		topspin_lasso(path);
 		exit(0);
 	}
 }

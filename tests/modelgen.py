@@ -247,9 +247,13 @@ _PATTERNS = {
 
 
 def parse_pan_output(out: str) -> PanResult:
+    # pan's report starts at its last "(Spin Version" line: nothing the model prints (printf
+    # under -DPRINTF, c_code; tests/models/printing/) comes after it
+    start = out.rfind("\n(Spin Version ")
+    report = out[start:] if start >= 0 else out
     values: dict[str, float] = {}
     for key, pattern in _PATTERNS.items():
-        m = pattern.search(out)
+        m = pattern.search(report)
         if not m:
             raise SpinFailed(f"pan's report has no {key!r}:\n{out}")
         values[key] = float(m.group(1))

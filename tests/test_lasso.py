@@ -139,3 +139,21 @@ def test_a_trail_that_is_no_cycle_up_to_symmetry_is_never_made_one(tmp_path):
             real, why = lasso_is_real(keep, "lasso_ring.pml", trail)
             assert real, f"cut after {cut} cycle steps: {why}"
     assert "failed" in outcomes
+
+
+def test_what_the_model_prints_cannot_pass_for_the_unrolling(tmp_path):
+    # Under -DPRINTF the model's printf statements print as the reduced pan executes the
+    # trail's steps to unroll it; its answer goes to a file of its own (TOPSPIN_LASSO_OUT),
+    # so a model printing its lines ("closed": leave the trail as it is) changes nothing.
+    original = (MODELS / "lasso_ring.pml").read_text()
+    text = original.replace("\t   link[(_pid + 1) % N]!_pid\n\tod",
+                            '\t   printf("topspin-lasso: closed\\ntopspin-lasso: step 0 0\\n");\n'
+                            "\t   link[(_pid + 1) % N]!_pid\n\tod")
+    assert text != original
+    (tmp_path / "lasso_ring.pml").write_text(text)
+    result = verify(tmp_path / "lasso_ring.pml", VerifyOptions(defines=("PRINTF",), pan_args=("-a",),
+                                                                optimisation="-O0"))
+    assert result.group_order == 3
+    [lasso] = result.lassos
+    assert lasso["outcome"] == "unrolled" and lasso["copies"] == 3, lasso
+    _check_real_lasso(tmp_path, "lasso_ring.pml", result, ())

@@ -118,17 +118,25 @@ def test_parallel_breadth_first_cycle_search_is_refused(tmp_path):
         verify(path, VerifyOptions(defines=("BFS_PAR",), safety=True, optimisation="-O0"))
 
 
-def test_a_multi_core_report_is_read():
+def test_a_multi_core_report_is_read(tmp_path):
     # pan -DNCORE=2 as it prints when worker 1 meets the error and worker 0 stops before its
-    # statistics (taken from a run of tests/families.py's peterson(3, 1) with -z1): the error
-    # stands, the counts are unknown, and the trail has no name in the report.
+    # statistics (taken from a run of tests/families.py's peterson(3, 1) with -z1): the report
+    # has no block, the trail has no name in it.  The model could print all of these lines:
+    # the error stands on the trail pan wrote, found on disk; its counts are unknown.
     from topspin_py.pan.output import parse_pan_output
-    report = parse_pan_output(
-        "cpu1: pan:1: assertion violated (inCR==1) (at depth 10)\n"
-        "cpu1: pan: wrote p31.pml.cpu1_rst\n"
-        "cpu1: pan: wrote trailfile\n"
-        "cpu1: stop - uerror\n\n"
-        "cpu0: elapsed time 0.15 seconds (13 states visited)\n")
+    from topspin_py.verify import read_report
+    output = ("cpu1: pan:1: assertion violated (inCR==1) (at depth 10)\n"
+              "cpu1: pan: wrote p31.pml.cpu1_rst\n"
+              "cpu1: pan: wrote trailfile\n"
+              "cpu1: stop - uerror\n\n"
+              "cpu0: elapsed time 0.15 seconds (13 states visited)\n")
+    text_only = parse_pan_output(output)
+    assert not text_only.has_summary and text_only.errors is None
+    assert text_only.error_lines == ["pan:1: assertion violated (inCR==1) (at depth 10)"]
+    assert text_only.trail_unnamed and text_only.trail_files == []
+    assert read_report(output, tmp_path, "p31.pml", []).errors is None   # no trail on disk
+    (tmp_path / "p31.pml.cpu1_trail").write_text("0:0:0\n")
+    (tmp_path / "p31.pml.cpu1_rst").write_bytes(b"")
+    report = read_report(output, tmp_path, "p31.pml", [])
     assert not report.has_summary and report.errors == 1 and report.stopped_early
-    assert report.error_lines == ["pan:1: assertion violated (inCR==1) (at depth 10)"]
-    assert report.trail_unnamed and report.trail_files == []
+    assert report.trail_files == ["p31.pml.cpu1_trail"]

@@ -28,6 +28,14 @@ Policies decided here (each documented where it is applied):
 * SPIN's conventions for flags (pan.flags): -l compiles with -DNP and -i with -DREACH, as
   spin -run does; spin's own -o1..-o5 pass to spin -a, and -f/-F's never claim is added to the
   model the symmetry detection reads, so the group respects it.
+* pan's report: read from pan's own block at the end of its output, never from text the model
+  can print (pan/output.py); its trails are the files pan wrote in the work directory under
+  its names (pan/trails.py, read_report).  A report that pan's files or flags contradict (a
+  trail but no errors; one process where pan was built for several) is a ToolchainError
+  (check_report_is_pans), and so is a pan that stopped with an exit status other than 0 (pan
+  exits with 0 after its report) or was killed by a signal, report or not.  A pan of several
+  processes (-DNCORE>1, -DBFS_PAR), whose workers' output may land after pan's report, is
+  refused for a model that can print (-DPRINTF, embedded C code).
 * pan failures the user can fix by recompiling (out of memory, VECTORSZ too small) become
   ToolchainErrors whose hint names the flag to pass.
 * --compare: a plain run too; when the verdicts differ, ``Result.disagreement`` says how and
@@ -60,12 +68,12 @@ from topspin_py import strategies
 from topspin_py.codegen.render import STRATEGIES as CANONICALISERS
 from topspin_py.errors import ToolchainError, UsageError
 from topspin_py.pan import flags as panflags
-from topspin_py.pan import lasso, symcheck, toolchain
+from topspin_py.pan import lasso, symcheck, toolchain, trails
 from topspin_py.pan.claims import accept_labels
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.pan.progress import Progress, ProgressWatcher
 from topspin_py.pan.splice import SYM_MACRO
-from topspin_py.promela import build_model, parse_file
+from topspin_py.promela import ast, build_model, parse_file
 from topspin_py.promela.model import Model
 from topspin_py.reduce import (
     GENERATED_C,
@@ -188,7 +196,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         binary, flags = compile_build(build, workdir, reporter, optimisation=options.optimisation)
         search = _search(binary, build.pan_args, workdir, build.source, build.desugared or model, options,
                          reporter.note, reporter.ran)
-        _name_unnamed_trails(search.report, workdir, build.defines, note)
+        _note_worker_trails(search.report, build.defines, note)
         check_report(build, search.report)
         # pan -i/-I: the depth of the shortest error, from its trail as pan wrote it (before a
         # cycle in it is unrolled)
@@ -315,6 +323,11 @@ def _read(model_path: str | Path, options: VerifyOptions, reporter: Reporter) ->
     if options.cross_check:
         _refuse_cross_check(options)
     pan_args = list(options.pan_args)
+    if (replay := panflags.replay_arg(pan_args)) is not None:
+        # A replay runs the model's statements, whose printing (-DPRINTF, c_code) may imitate
+        # a report, and ends without pan's own: nothing to read a verdict from.
+        raise UsageError(f"pan {replay} replays a trail instead of searching: verify runs searches",
+                         hint="replay is spin's job: spin -t -p model.pml (spin -k FILE for another trail)")
     spin_options = panflags.parse_spin_args(options.spin_args)
     for define, why in panflags.defines_pan_args_need(defines, pan_args):
         note(f"compiling with -D{define}: {why}")
@@ -399,6 +412,7 @@ def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporte
     compile_flags = panflags.choose_compile_flags(
         defines, pan_args, panflags.pan_h_declares_claim(pan_sources["pan.h"]),
         panflags.pan_option_names(pan_sources.values()))
+    _refuse_printing_with_several_processes(defines, loaded)
     detail(compile_flags.safety_reason)
     if compile_flags.model_only:
         detail("for the model only (pan's sources do not test them): "
@@ -416,14 +430,32 @@ def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporte
                     compile_flags=list(compile_flags.flags))
 
 
-def _name_unnamed_trails(report: PanReport, workdir: Path, defines: list[str], note) -> None:
-    """A multi-core pan names no trail: worker 0's is model.pml.trail, worker N's
-    model.pml.cpuN_trail (_search removed every older one before pan ran)."""
-    if not report.trail_unnamed or report.trail_files:
+def _refuse_printing_with_several_processes(defines: list[str], model: Model) -> None:
+    """pan's report is read from its own block at the end of its output, which a model's
+    printing cannot follow (pan/output.py) -- in a pan of one process.  The workers of a pan of
+    several processes print whenever they flush, so a model that can print (printf under
+    -DPRINTF, embedded C code) could put a report of its own after pan's, or in place of one
+    pan never printed."""
+    if not panflags.several_processes(defines):
         return
-    report.trail_files = sorted(path.name for pattern in ("*.trail", "*.cpu*_trail")
-                                for path in workdir.glob(pattern))
-    if (any(".cpu" in name for name in report.trail_files)
+    if any(panflags.define_name(define) == "PRINTF" for define in defines):
+        raise UsageError("-DPRINTF with a search of several processes (-DNCORE, -DBFS_PAR) is not "
+                         "supported: the model's printing and pan's report reach the output from "
+                         "several processes at once, and the report could not be told from the "
+                         "model's text", hint="drop -DPRINTF, or verify with one process")
+    if any(isinstance(node, (ast.CCode, ast.CExpr, ast.CState))
+           for unit in model.expanded.units for node in unit.walk()):
+        raise UsageError("a model with embedded C code (c_code, c_expr, c_decl, ...) is not supported "
+                         "with a search of several processes (-DNCORE, -DBFS_PAR): the C code may "
+                         "print, and its text and pan's report reach the output from several processes "
+                         "at once, so the report could not be told from it",
+                         hint="verify with one process (without -DNCORE or -DBFS_PAR)")
+
+
+def _note_worker_trails(report: PanReport, defines: list[str], note) -> None:
+    """A multi-core pan names no trail (read_report finds it on disk): worker 0's is
+    model.pml.trail, worker N's model.pml.cpuN_trail, which starts where that worker took over."""
+    if (report.trail_unnamed and any(".cpu" in name for name in report.trail_files)
             and not any(panflags.define_name(d) == "FULL_TRAIL" for d in defines)):
         note("pan -DNCORE: the trail was written by a worker other than the first, and starts "
              "where that worker took over (its first state is in the .rst file beside it): "
@@ -443,7 +475,8 @@ def _unroll_lassos(binary: Path, search: _Search, workdir: Path, group: Group, f
         if not trail.is_file() or not lasso.has_cycle(trail):
             continue
         stage("unrolling the cycle into a lasso", None)
-        ran(["env", f"{lasso.LASSO_ENV}={name}", f"./{unrolling.name}", *search.args])
+        ran(["env", *(f"{key}={value}" for key, value in lasso.environment(name).items()),
+             f"./{unrolling.name}", *search.args])
         try:
             lassos.append(lasso.unroll(unrolling, search.args, workdir, trail))
             continue
@@ -454,7 +487,8 @@ def _unroll_lassos(binary: Path, search: _Search, workdir: Path, group: Group, f
         lasso_flags = [*flags, f'-DTOPSPIN_SYM_FILE="{lasso.LASSO_CANONICALISER}"']
         ran(toolchain.compile_command(tools, lasso_flags, "-O0", lasso.LASSO_BINARY))
         unrolling = toolchain.compile_pan(tools, lasso_flags, workdir, "-O0", lasso.LASSO_BINARY)
-        ran(["env", f"{lasso.LASSO_ENV}={name}", f"./{unrolling.name}", *search.args])
+        ran(["env", *(f"{key}={value}" for key, value in lasso.environment(name).items()),
+             f"./{unrolling.name}", *search.args])
         lassos.append(lasso.unroll(unrolling, search.args, workdir, trail))
     return lassos
 
@@ -670,7 +704,7 @@ def _search(binary: Path, pan_args: list[str], workdir: Path, source: Path, show
         # pan names the model by the absolute path spin was given; show the user's path (for
         # a desugared model, that of the desugared copy the trails are replayed with).
         output = run.output.replace(str(source.resolve()), str(shown))
-        report = parse_pan_output(output)
+        report = read_report(output, workdir, source.name, args)
         if run.interrupted:
             if not options.partial_on_interrupt or not report.has_summary:
                 raise KeyboardInterrupt   # (pan died before it could report: nothing to show)
@@ -681,6 +715,7 @@ def _search(binary: Path, pan_args: list[str], workdir: Path, source: Path, show
         if report.out_of_memory and deeper_than_default:
             return _Search(report, output, args, run.wall_s, None), True
         _raise_on_pan_failure(run.returncode, output, report, args)
+        check_report_is_pans(report, options.defines)
         return _Search(report, output, args, run.wall_s, None), False
 
     try:
@@ -787,6 +822,16 @@ def _incomplete_reason(report: PanReport, args: list[str], limit_from: str,
 
 def _raise_on_pan_failure(returncode: int, output: str, report: PanReport, args: list[str]) -> None:
     """Turn the ways pan can fail (rather than give a verdict) into errors that say what to do."""
+    if returncode < 0:
+        # even after a report: a pan that died before printing its own may leave the model's
+        # imitation of one last in its output (pan/output.py)
+        raise ToolchainError(f"pan was killed by signal {-returncode}", detail=output.strip()[-2000:] or None)
+    if returncode > 0 and report.has_summary:
+        # pan exits with status 0 after its report (wrapup()); it stops with another status
+        # only before one (pan_exit(1): "too many processes", a canonicaliser's refusal, ...),
+        # so the report at the end of its output is the model's imitation
+        raise ToolchainError(f"pan stopped with exit status {returncode} before its report; the report-like "
+                             "text in its output is not pan's", detail=output.strip()[-2000:] or None)
     if report.vectorsz_needed is not None:
         suggested = (report.vectorsz_needed // 1024 + 1) * 1024
         raise ToolchainError(
@@ -800,13 +845,45 @@ def _raise_on_pan_failure(returncode: int, output: str, report: PanReport, args:
                  "table (--pan -w20) also saves memory")
     if not report.has_summary and not report.errors:
         output = output.strip()
-        if returncode < 0:
-            raise ToolchainError(f"pan was killed by signal {-returncode}",
-                                 detail=output[-2000:] or None)
         raise UsageError(f"pan did not run a search (arguments: {shlex.join(args) or 'none'})",
                          detail="\n".join(output.splitlines()[:8]) or None,
                          hint="check the --pan arguments; pan's own list is `./pan -?` "
                               "(use --keep DIR to get the binary)")
+
+
+def read_report(output: str, workdir: Path, model_name: str, pan_args: list[str]) -> PanReport:
+    """pan's report (pan/output.py), its trails kept where they are pan's files in ``workdir``
+    (pan/trails.py; ``model_name``: the base name of the model spin was given).  A multi-core
+    pan whose worker met an error may stop before its first process prints the report: the
+    trail it wrote is the evidence of the error, whose count is then unknown (one at least)."""
+    report = parse_pan_output(output)
+    report.trail_files = trails.written(report, workdir, model_name, pan_args)
+    if not report.has_summary and report.trail_files:
+        report.errors = max(len(report.error_lines), 1)
+        report.stopped_early = True
+    return report
+
+
+def check_report_is_pans(report: PanReport, defines) -> None:
+    """What the flags and pan's files say must agree with the report read as pan's, or pan's
+    report cannot be told from text the model printed (ToolchainError)."""
+    if not report.has_summary:
+        return
+    several = panflags.several_processes(defines) or report.several_processes
+    if several and report.version_lines_before:
+        # (the refusal in _translate keeps printing models away from such a pan)
+        raise ToolchainError("pan searched with several processes, and its output has more than one "
+                             "line that starts a report ('(Spin Version ...'): its workers' output may "
+                             "land anywhere, so pan's report cannot be told from the others",
+                             hint="verify with one process (without -DNCORE or -DBFS_PAR)")
+    if several and not report.several_processes:
+        raise ToolchainError("pan was built to search with several processes (-DNCORE, -DBFS_PAR), but "
+                             "the report at the end of its output says it used one: it is not pan's",
+                             hint="verify with one process (without -DNCORE or -DBFS_PAR)")
+    if report.trail_files and not report.errors:
+        raise ToolchainError(f"pan wrote the trail {report.trail_files[0]}, which it does only for an "
+                             "error, but the report at the end of its output says there were none",
+                             hint="--keep DIR keeps pan's output (pan.out) and the files it wrote")
 
 
 @dataclass(frozen=True)

@@ -152,6 +152,27 @@ def breadth_first(defines) -> bool:
     return any(define_name(d.removeprefix("-D")) in ("BFS", "BFS_PAR") for d in defines)
 
 
+def replay_arg(pan_args) -> str | None:
+    """The first pan argument that makes pan replay a trail instead of searching (pan.c's
+    main(): -r, -rN, -r FILE but not -rhash; -C, -g, -S; -P other than -P0 and -P1), or None.
+    pan reads only the letter after the dash."""
+    for arg in pan_args:
+        if arg.startswith("-r") and not arg.startswith("-rhash"):
+            return arg
+        if arg[:2] in ("-C", "-g", "-S") or (arg.startswith("-P") and arg not in ("-P0", "-P1")):
+            return arg
+    return None
+
+
+def several_processes(defines) -> bool:
+    """Whether pan searches with several processes: -DNCORE=N with N other than 1, or -DBFS_PAR."""
+    for define in defines:
+        name, _, value = define.removeprefix("-D").partition("=")
+        if name == "BFS_PAR" or (name == "NCORE" and value not in ("", "1")):
+            return True
+    return False
+
+
 def cycle_search(pan_args) -> bool:
     """Whether pan looks for acceptance (-a) or non-progress (-l) cycles."""
     return any(arg in ("-a", "-l") for arg in pan_args)

@@ -15,8 +15,10 @@ executes the trail instead of searching, finds g from its canonicaliser's elemen
 the canonical form of s; g = pi_n^-1 pi_k), executes every mapped step and checks that it
 reaches the image of the state the original step reached (a symmetry that reorders the
 options of an ``if`` or ``do`` makes another transition of the process the image: that one
-is taken), and prints the steps to append.  It checks at the end that the path is back at
-s_k, as pan compares states (dead variables reset, as in the search).
+is taken), and writes the steps to append.  It checks at the end that the path is back at
+s_k, as pan compares states (dead variables reset, as in the search).  It writes to the file
+``TOPSPIN_LASSO_OUT`` names, not to stdout: the model's printf statements print there as
+the steps execute (-DPRINTF), and could print lines like its own.
 
 Only the chain strategies (enumerate, segmented, refine) record their elements; for the
 others ``verify`` builds a second pan from the same pan.c with the refine canonicaliser
@@ -35,6 +37,8 @@ from typing import Sequence
 from topspin_py.pan import processes
 
 LASSO_ENV = "TOPSPIN_LASSO"               # the trail the reduced pan unrolls instead of searching
+LASSO_OUT_ENV = "TOPSPIN_LASSO_OUT"       # the file it writes its answer to (not stdout: the
+LASSO_ANSWER = "topspin_lasso.out"        # model's printf statements print there, -DPRINTF)
 LASSO_CANONICALISER = "topspin_lasso_sym.c"  # refine, for a strategy that gives no elements
 LASSO_BINARY = "pan_lasso"
 CYCLE_MARK = "-1:-1:-1"                   # pan's line before the first step of a cycle
@@ -78,6 +82,12 @@ class NoElement(Exception):
     """The pan's canonicaliser does not give the elements it applies."""
 
 
+def environment(trail: Path | str, answer: Path | str = LASSO_ANSWER) -> dict[str, str]:
+    """What a reduced pan needs in its environment to unroll ``trail`` and write its answer
+    to ``answer``."""
+    return {LASSO_ENV: str(trail), LASSO_OUT_ENV: str(answer)}
+
+
 def has_cycle(trail: Path) -> bool:
     try:
         return any(line.strip() == CYCLE_MARK for line in trail.read_text(errors="replace").splitlines())
@@ -91,8 +101,11 @@ def unroll(binary: Path, pan_args: Sequence[str], workdir: Path, trail: Path,
     arguments, which pick the claim), rewriting the trail when steps are added.  Raises
     NoElement when the binary's canonicaliser cannot say which element it applied."""
     shown = name or trail.name
-    run = processes.run_captured([str(binary), *pan_args], workdir, env={LASSO_ENV: str(trail)})
-    lines = [line[len(_PREFIX):] for line in run.stdout.splitlines() if line.startswith(_PREFIX)]
+    answer = workdir / LASSO_ANSWER
+    answer.unlink(missing_ok=True)
+    run = processes.run_captured([str(binary), *pan_args], workdir, env=environment(trail, answer))
+    said = answer.read_text(errors="replace") if answer.is_file() else ""
+    lines = [line[len(_PREFIX):] for line in said.splitlines() if line.startswith(_PREFIX)]
     if "no element" in lines:
         raise NoElement(shown)
     start = next((int(line.split()[1]) for line in lines if line.startswith("cycle-start ")), None)

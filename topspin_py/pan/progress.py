@@ -11,6 +11,10 @@ pan reports only every 10^6 stored states, which may take minutes; spin -a and g
 nothing at all.  So the display also shows the stage that runs (``ProgressDisplay.stage``),
 with the time it has run and, for pan, the memory it holds, read from /proc: nothing is asked
 of pan, which runs as fast as without us watching.
+
+A model can print a line of this form too (printf under -DPRINTF, c_code): the display may
+then show the model's numbers for a moment.  Progress is only shown, never part of a result,
+which comes from pan's report block (output.py).
 """
 
 from __future__ import annotations

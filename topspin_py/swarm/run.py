@@ -12,7 +12,10 @@ Policies decided here:
   pan's name as verify writes it (verify.save_trails: ``m.pml.trail``, replacing an earlier
   one; for a model that uses the ref/public extension, the desugared copy beside it), so that
   ``spin -t`` replays it;
-* every job's report must say that the canonicaliser was compiled in (verify.check_report).
+* every job's report must say that the canonicaliser was compiled in (verify.check_report),
+  and agree with the trails pan wrote (verify.check_report_is_pans); a job whose pan ended
+  with a status other than 0 (killed, or stopped before its report) has no report (pan's
+  report is read from its own block at the end of its output, pan/output.py).
 """
 
 from __future__ import annotations
@@ -28,13 +31,14 @@ from typing import Callable
 
 from topspin_py import strategies
 from topspin_py.errors import UsageError
+from topspin_py.pan import trails
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.swarm.build import bitstate_defines, build_binaries
 from topspin_py.swarm.cluster import Finished, connect, run_jobs
 from topspin_py.swarm.coverage import JobCounts, estimate
 from topspin_py.swarm.plan import Job, plan_jobs, variants_of
 from topspin_py.swarm.result import DONE, FAILED, INTERRUPTED, NOT_STARTED, JobOutcome, SwarmResult
-from topspin_py.verify import Reporter, VerifyOptions, check_report, save_trails
+from topspin_py.verify import Reporter, VerifyOptions, check_report, check_report_is_pans, save_trails
 
 DEFAULT_JOBS = 8
 
@@ -99,8 +103,9 @@ def swarm(model_path: str | Path, options: SwarmOptions | None = None) -> SwarmR
 
         def finished(end: Finished) -> bool:
             outcome, report = _outcome(end, build.source, model)
-            if report is not None and report.has_summary:
+            if report is not None and outcome.status != FAILED:
                 check_report(build, report)
+                check_report_is_pans(report, build.defines)
             outcomes[end.job.index] = outcome
             if outcome.errors and not first and end.payload is not None and report is not None:
                 first.append((end.job, report, end.payload))
@@ -169,7 +174,13 @@ def _outcome(end: Finished, source: Path, model: Path) -> tuple[JobOutcome, PanR
     # pan names the model by the absolute path spin was given; show the user's path.
     output = payload["output"].replace(str(source.resolve()), str(model))
     report = parse_pan_output(output)
-    if not report.has_summary:
+    # the trails pan wrote: the worker sends the files it found beside pan (pan/trails.py)
+    report.trail_files = [name for name in report.trail_files if name in payload["trails"]
+                          and trails.is_pan_trail_name(name, source.name, trails.trail_suffix(list(job.pan_args)))]
+    stopped_before_report = (payload["returncode"] or 0) != 0 and not payload["interrupted"]
+    if not report.has_summary or stopped_before_report:
+        # pan exits with status 0 after its report: after any other end, the report-like text
+        # last in its output may be the model's imitation (pan/output.py)
         tail = " / ".join(output.strip().splitlines()[-3:]) or "no output"
         outcome.failure = (f"pan ended with status {payload['returncode']} without a report ({tail})"
                            if report.vectorsz_needed is None else
