@@ -21,7 +21,8 @@
  *
  * A record: the depth (int), the length n (int), then n bytes: the state vector's first vsize
  * bytes, with the bytes pan masks before storing (header, _pid, padding) set to 0, as the
- * state pan stores is without them.  Never compiled on its own.
+ * state pan stores is without them.  A search stopped by the budget ends with -1 and the depth
+ * it stopped at.  Never compiled on its own.
  */
 
 #ifndef BFS
@@ -75,9 +76,15 @@ topspin_observe_write(void)
 	}
 	if (depth > topspin_observe_depth)
 	{	if (topspin_observe_budget > 0 && topspin_observe_written >= topspin_observe_budget)
-		{	fflush(topspin_observe_out);
-			printf("topspin-py: symmetry check: %.0f states written, stopped at depth %d\n",
-				topspin_observe_written, depth);
+		{	/* the mark of a stop: depth -1, then the depth it stopped at (the records file,
+			 * not pan's output, where a model's printf could imitate it) */
+			int stop = -1;
+			if (fwrite(&stop, sizeof(int), 1, topspin_observe_out) != 1
+			||  fwrite(&depth, sizeof(int), 1, topspin_observe_out) != 1)
+			{	printf("pan: topspin: cannot write the symmetry check's states\n");
+				pan_exit(1);
+			}
+			fflush(topspin_observe_out);
 			wrapup();
 		}
 		topspin_observe_depth = depth;

@@ -45,7 +45,6 @@ DEFAULT_BUDGET = 200_000
 CHECK_DIR = "symmetry-check"
 RECORDS = {"plain": "plain.states", "reduced": "reduced.states"}
 TRAIL_SUFFIX = ".symmetry.trail"   # beside the model: model.pml.symmetry.trail
-_STOPPED = "topspin-py: symmetry check: "
 # Defines that choose another search or storage than the check's full-state breadth-first one.
 _SEARCH_DEFINES = frozenset({"BFS", "BFS_PAR", "NCORE", "BITSTATE", "MA", "COLLAPSE", "HC", "HC0", "HC1", "HC2",
                              "HC3", "HC4", "NP", "REACH", "NOREDUCE", "SYNC", "SDUMP", "SVDUMP", "BCS"})
@@ -135,10 +134,11 @@ def check_symmetry(build, workdir: Path, budget: int, optimisation: str, ran, no
     depths: dict[str, dict[int, set[bytes]]] = {}
     complete: dict[str, int | None] = {}
     for name, binary in binaries.items():
-        output = _run(binary, args, directory, {"TOPSPIN_OBSERVE_FILE": RECORDS[name],
-                                                "TOPSPIN_OBSERVE_BUDGET": str(budget)}, ran)
-        depths[name] = _read_records(directory / RECORDS[name])
-        complete[name] = _complete_through(output, depths[name])
+        _run(binary, args, directory, {"TOPSPIN_OBSERVE_FILE": RECORDS[name],
+                                       "TOPSPIN_OBSERVE_BUDGET": str(budget)}, ran)
+        depths[name], stopped_at = _read_records(directory / RECORDS[name])
+        # stopped at the first state of depth m: every depth before it is complete
+        complete[name] = None if stopped_at is None else stopped_at - 1
     plain, reduced = depths["plain"], depths["reduced"]
     # A search that ended wrote every depth: compare as deep as either went.
     deepest = max(max(plain, default=-1), max(reduced, default=-1))
@@ -193,17 +193,20 @@ def _run(binary: Path, args: list[str], directory: Path, env: dict[str, str], ra
     return output
 
 
-def _read_records(path: Path) -> dict[int, set[bytes]]:
-    """depth -> the state vectors (canonical forms) written at that depth."""
+def _read_records(path: Path) -> tuple[dict[int, set[bytes]], int | None]:
+    """depth -> the state vectors (canonical forms) written at that depth, and the depth the
+    budget stopped the search at (None: it searched everything)."""
     found: dict[int, set[bytes]] = {}
     data = path.read_bytes() if path.is_file() else b""
     at = 0
     while at < len(data):
         depth, size = struct.unpack_from("=ii", data, at)
         at += 8
+        if depth < 0:
+            return found, size   # the mark of a stop: the depth the search stopped at
         found.setdefault(depth, set()).add(data[at:at + size])
         at += size
-    return found
+    return found, None
 
 
 def _count(directory: Path, name: str, last: int) -> int:
@@ -212,19 +215,11 @@ def _count(directory: Path, name: str, last: int) -> int:
     at = count = 0
     while at < len(data):
         depth, size = struct.unpack_from("=ii", data, at)
+        if depth < 0:
+            break
         at += 8 + size
         count += depth <= last
     return count
-
-
-def _complete_through(output: str, depths: dict[int, set[bytes]]) -> int | None:
-    """The deepest depth the search wrote completely; None when it searched everything."""
-    for line in output.splitlines():
-        if line.startswith(_STOPPED) and "stopped at depth" in line:
-            return int(line.rsplit(" ", 1)[1]) - 1
-    if "max search depth too small" in output:
-        return max(depths, default=0) - 1
-    return None
 
 
 def _show_difference(build, directory: Path, binaries: dict[str, Path], args: list[str], depth: int,
