@@ -142,12 +142,20 @@ def test_patch_with_the_models_own_claim(tmp_path):
     assert pan_errors(tmp_path, ["-DTOPSPIN_SYM"]) == 1
 
 
-def test_patch_under_noclaim_needs_no_claim_file(tmp_path):
-    # pan built with -DNOCLAIM checks no claim: the claim file is not needed, and the whole
-    # S3 is the group (plain pan without the claim finds no error, nor does the reduced one).
+def test_patch_under_noclaim_still_needs_the_claim_file(tmp_path):
+    # pan built with -DNOCLAIM checks no claim, so the whole S3 is the group (plain pan without
+    # the claim finds no error, nor does the reduced one).  But pan.c must still be shown to be
+    # what spin -a writes for the model and the claim file: with the file gone, nothing can
+    # show it (the claim comes first in pan's numbering, so every table differs from the
+    # model's own), and patch refuses, as it refuses any pan.c it cannot reproduce.
     spin_with_separate_claim(tmp_path)
+    claim = (tmp_path / "claim.pml").read_text()
     (tmp_path / "claim.pml").unlink()
     assert pan_errors(tmp_path, ["-DNOCLAIM"]) == 0
+    proc = cli("patch", str(tmp_path / "pan.c"), "--model", str(tmp_path / "m.pml"), "-DNOCLAIM")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "its text was not found" in proc.stderr and "without -N" in proc.stderr
+    (tmp_path / "claim.pml").write_text(claim)
     proc = cli("patch", str(tmp_path / "pan.c"), "--model", str(tmp_path / "m.pml"), "-DNOCLAIM")
     assert proc.returncode == 0, proc.stderr
     assert "claims: none checked (-DNOCLAIM)" in proc.stdout and "group order 6," in proc.stdout
