@@ -160,3 +160,19 @@ def test_patch_under_noclaim_still_needs_the_claim_file(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "claims: none checked (-DNOCLAIM)" in proc.stdout and "group order 6," in proc.stdout
     assert pan_errors(tmp_path, ["-DNOCLAIM", "-DTOPSPIN_SYM"]) == 0
+
+
+def test_a_group_found_under_noclaim_refuses_a_build_that_checks_the_claim(tmp_path):
+    # The claim is the model's own: under -DNOCLAIM the whole S3 is the group, which breaks the
+    # claim (only P:1 sets x to 1).  A pan built without -DNOCLAIM checks the claim: the
+    # reduced one would miss plain pan's violation, so the canonicaliser refuses that build.
+    (tmp_path / "m.pml").write_text(SYMMETRIC_MODEL + CLAIM_ON_PID_1)
+    subprocess.run(["spin", "-a", "m.pml"], cwd=tmp_path, check=True, capture_output=True)
+    assert pan_errors(tmp_path, []) == 1
+    proc = cli("patch", str(tmp_path / "pan.c"), "--model", str(tmp_path / "m.pml"), "-DNOCLAIM")
+    assert proc.returncode == 0 and "group order 6," in proc.stdout, proc.stderr
+    build = subprocess.run(["gcc", "-w", "-DTOPSPIN_SYM", "-o", "pan", "pan.c"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert build.returncode != 0 and "generated for a pan built with -DNOCLAIM" in build.stderr
+    assert pan_errors(tmp_path, ["-DNOCLAIM", "-DTOPSPIN_SYM"]) == 0   # as plain pan under -DNOCLAIM
+    assert pan_errors(tmp_path, []) == 1                               # SPIN's verifier, as spliced
