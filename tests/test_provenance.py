@@ -271,7 +271,8 @@ def test_patch_of_a_directory_generate_wrote(tmp_path):
     model.write_text(model.read_text().replace("mine = 1", "mine = 2"))
     err = refused(cli("patch", str(out / "pan.c"), "--model", str(model), "-DN=3"))
     assert f"{out} was written by `topspin-py generate {model} -o {out} -DN=3`; since then {model} was edited" in err
-    assert f"hint: run `topspin-py generate {model} -o {out} -DN=3` again" in err
+    assert f"hint: write {out} again for the model as it is now, with `topspin-py generate {model} -o {out} " \
+           "-DN=3`" in err
 
 
 def test_patch_knows_the_programs_generate_gives_spin(tmp_path):

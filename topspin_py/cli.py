@@ -423,7 +423,8 @@ def _run_patch(args: argparse.Namespace) -> int:
     # The group is valid for the program pan.c was made from: prove that it is MODEL's as
     # read with these defines and options (and the claims pan.c holds, which may not be in
     # MODEL: spin -a -N).
-    proven = prove(pan_c.parent, start.original, args.model, defines, spin_options)
+    proven = prove(pan_c.parent, start.original, args.model, defines, spin_options,
+                   backup.name if start.repatch else pan_c.name)
     print(proven.claims_line)
     print(f"checked: {', '.join(SPIN_OUTPUTS)} are what `{proven.command}` writes "
           "(file names and line numbers aside)")

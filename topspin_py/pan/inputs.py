@@ -120,11 +120,16 @@ class GenerateRecord:
 
     def command(self, directory: Path) -> str:
         """The generate command that writes ``directory`` as the record says (for messages)."""
-        words = ["topspin-py", "generate", self.inputs.model, "-o", str(directory),
-                 *(f"-D{d}" for d in self.inputs.defines)]
-        if self.inputs.spin_options:
-            words += ["--spin", shlex.join(self.inputs.spin_options)]
-        return shlex.join(words)
+        return generate_command(self.inputs.model, directory, self.inputs.defines, self.inputs.spin_options)
+
+
+def generate_command(model: str | Path, directory: Path, defines: tuple[str, ...] | list[str],
+                     spin_options: tuple[str, ...]) -> str:
+    """``topspin-py generate MODEL -o DIR -D... --spin '...'``, as a user types it."""
+    words = ["topspin-py", "generate", str(model), "-o", str(directory), *(f"-D{d}" for d in defines)]
+    if spin_options:
+        words += ["--spin", shlex.join(spin_options)]
+    return shlex.join(words)
 
 
 def write_record(directory: Path, record: GenerateRecord | None) -> None:

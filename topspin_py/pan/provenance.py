@@ -45,7 +45,7 @@ from topspin_py.pan.claims import (
     with_claim_file,
 )
 from topspin_py.pan.flags import SpinOptions, define_name
-from topspin_py.pan.inputs import read_record, spin_inputs
+from topspin_py.pan.inputs import generate_command, read_record, spin_inputs
 from topspin_py.pan.spin_output import SPIN_OUTPUTS, Difference, first_difference, read_outputs
 from topspin_py.promela.model import Model
 from topspin_py.promela.preprocess import preprocess
@@ -104,19 +104,26 @@ class _Request:
     model_path: Path
     defines: tuple[str, ...]
     options: SpinOptions
+    spins_pan_c: str = "pan.c"          # the file of SPIN's pan.c (pan.c.orig when pan.c is patched)
 
     @property
     def pan_c(self) -> Path:
         return self.pan_dir / "pan.c"
 
+    def file(self, name: str) -> Path:
+        """Where the given file that spin writes as ``name`` is."""
+        return self.pan_dir / (self.spins_pan_c if name == "pan.c" else name)
+
 
 def prove(pan_dir: Path, pan_c_text: str, model_path: Path, defines: list[str],
-          options: SpinOptions) -> Provenance:
-    """Prove that ``pan_c_text`` (SPIN's pan.c, in ``pan_dir`` with the files spin wrote beside
-    it) is what ``spin [-D defines] [options] -a MODEL`` writes, or refuse (a UsageError that
-    says where it differs and what would explain it).  See the module doc."""
+          options: SpinOptions, spins_pan_c: str = "pan.c") -> Provenance:
+    """Prove that ``pan_c_text`` (SPIN's pan.c, from the file ``spins_pan_c`` in ``pan_dir``,
+    with the files spin wrote beside it) is what ``spin [-D defines] [options] -a MODEL``
+    writes, or refuse (a UsageError that says where it differs and what would explain it).
+    See the module doc."""
     tools = toolchain.find_toolchain()
-    request = _Request(pan_dir, read_outputs(pan_dir, pan_c_text), model_path, tuple(defines), options)
+    request = _Request(pan_dir, read_outputs(pan_dir, pan_c_text), model_path, tuple(defines), options,
+                       spins_pan_c)
     given_claims = compiled_claims(pan_c_text, request.given["pan.t"], str(request.pan_c))
     failed: list[_Attempt] = []
     claim_problem: UsageError | None = None
@@ -312,19 +319,20 @@ def _refusal(tools: toolchain.Toolchain, request: _Request, attempt: _Attempt) -
     causes = _causes(tools, request, attempt)
     record = read_record(request.pan_dir)
     hint = _REFUSAL_HINT if record is None else (
-        f"run `{record.command(request.pan_dir)}` again to write {request.pan_dir} for the model as it is now, "
-        "or give patch the -D defines and spin options (--spin) that generate had")
-    path = request.pan_dir / difference.file
+        f"write {request.pan_dir} again for the model as it is now, with `"
+        + generate_command(request.model_path, request.pan_dir, request.defines, request.options.shown)
+        + "` (or give patch what generate was given)")
+    path = request.file(difference.file)
     if difference.line is None:
         message = f"{request.pan_c} is not what `{attempt.command}` writes: {difference.describe()}"
         return UsageError(message, pos=SourcePos(str(path), 0), hint=hint,
                           detail="\n".join(f"  {cause}" for cause in causes) or None)
     construct = _construct(request.given[difference.file] or "", difference.line)
     message = (f"{request.pan_c} was made from another program than `{attempt.command}`: they differ "
-               f"first{construct} in {difference.file}, {_ROLES[difference.file]}")
+               f"first{construct} in {path.name}, {_ROLES[difference.file]}")
     written = " ".join(difference.written.split()) if difference.written is not None else "(the file's end)"
     lines = [f"  spin writes instead: {written}"] if difference.given is not None else [
-        f"  {difference.file} ends here; spin writes on: {written}"]
+        f"  {path.name} ends here; spin writes on: {written}"]
     lines += [f"  {cause}" for cause in causes]
     return UsageError(message, pos=SourcePos(str(path), difference.line), hint=hint,
                       detail="\n".join(lines))
