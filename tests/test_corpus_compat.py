@@ -13,7 +13,8 @@ For every model spin accepts:
   to an equal AST.
 * ``test_spin_compiles_the_printed_text_as_the_original``: ``spin -a`` writes the same pan.h,
   pan.c, pan.m, pan.b, pan.t and pan.p for the printed text as for the original, once the
-  file names and line numbers in them are taken out (``_PRESENTATION``).
+  file names and line numbers in them are taken out (``topspin_py/pan/spin_output.py``, the
+  comparison ``patch`` proves a pan.c's provenance with).
 
   Why this shows that the printed text gives spin the same counts: pan is these files,
   compiled.  What is taken out is only read to print messages: the file name (PanSource, the
@@ -66,8 +67,9 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-
 from conftest import CORPUS, REPO
+
+from topspin_py.pan import spin_output
 
 MANIFEST = CORPUS / "MANIFEST.tsv"
 RECORDED = Path(__file__).resolve().parent / "corpus_counts.tsv"
@@ -109,22 +111,10 @@ def test_parses_and_round_trips(corpus: Path, name: str):
 
 # ------------------------------------------------------------------------ what spin compiles
 
-SPIN_OUTPUTS = ("pan.h", "pan.c", "pan.m", "pan.b", "pan.t", "pan.p")
-
-# What spin writes only for pan's messages: file names and line numbers (see the module doc).
-_PRESENTATION = [
-    (re.compile(r"(short src_ln\d+ \[\] = \{)(.*?)(\};)", re.S),
-     lambda m: f"{m[1]} {m[2].count(',')} entries {m[3]}"),
-    (re.compile(r"(S_F_MAP src_file\d+ \[\] = \{)(.*?)(\};)", re.S), lambda m: m[1] + m[3]),
-    (re.compile(r'#define PanSource\t".*"'), "#define PanSource FILE"),
-    (re.compile(r"/\*\*\* From source: .* \*\*\*/"), "/*** From source: FILE ***/"),
-    (re.compile(r"(// STATE \d+ - )\S+:\d+( - )"), r"\1FILE:LINE\2"),
-    (re.compile(r"/\* \S+:\d+ \*/"), "/* FILE:LINE */"),
-    (re.compile(r'tr_2_src\((\d+), "[^"]*", \d+\)'), r"tr_2_src(\1, FILE, LINE)"),
-    (re.compile(r"D_STEP\d+"), "D_STEP"),
-    (re.compile(r"mark-down line \d+"), "mark-down line LINE"),
-    (re.compile(r"near line \d+"), "near line LINE"),
-]
+# What spin writes only for pan's messages, file names and line numbers, is taken out by the
+# product's own comparison (topspin_py/pan/spin_output.py), the one patch uses to prove that a
+# pan.c is the model's.
+SPIN_OUTPUTS = spin_output.SPIN_OUTPUTS
 
 
 def _compiled(source: Path, workdir: Path) -> dict[str, str]:
@@ -132,13 +122,8 @@ def _compiled(source: Path, workdir: Path) -> dict[str, str]:
     proc = subprocess.run(["spin", "-a", str(source)], cwd=workdir, capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0 and (workdir / "pan.c").is_file(), proc.stdout + proc.stderr
-    outputs = {}
-    for name in SPIN_OUTPUTS:
-        text = (workdir / name).read_text(errors="replace")
-        for pattern, replacement in _PRESENTATION:
-            text = pattern.sub(replacement, text)
-        outputs[name] = text
-    return outputs
+    return {name: spin_output.program_text((workdir / name).read_text(errors="replace"))
+            for name in SPIN_OUTPUTS}
 
 
 def _compiled_pair(original: Path, printed_text: str) -> tuple[dict[str, str], dict[str, str]]:

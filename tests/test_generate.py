@@ -142,13 +142,37 @@ def test_patch_with_the_models_own_claim(tmp_path):
     assert pan_errors(tmp_path, ["-DTOPSPIN_SYM"]) == 1
 
 
-def test_patch_under_noclaim_needs_no_claim_file(tmp_path):
-    # pan built with -DNOCLAIM checks no claim: the claim file is not needed, and the whole
-    # S3 is the group (plain pan without the claim finds no error, nor does the reduced one).
+def test_patch_under_noclaim_still_needs_the_claim_file(tmp_path):
+    # pan built with -DNOCLAIM checks no claim, so the whole S3 is the group (plain pan without
+    # the claim finds no error, nor does the reduced one).  But pan.c must still be shown to be
+    # what spin -a writes for the model and the claim file: with the file gone, nothing can
+    # show it (the claim comes first in pan's numbering, so every table differs from the
+    # model's own), and patch refuses, as it refuses any pan.c it cannot reproduce.
     spin_with_separate_claim(tmp_path)
+    claim = (tmp_path / "claim.pml").read_text()
     (tmp_path / "claim.pml").unlink()
     assert pan_errors(tmp_path, ["-DNOCLAIM"]) == 0
+    proc = cli("patch", str(tmp_path / "pan.c"), "--model", str(tmp_path / "m.pml"), "-DNOCLAIM")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "its text was not found" in proc.stderr and "without -N" in proc.stderr
+    (tmp_path / "claim.pml").write_text(claim)
     proc = cli("patch", str(tmp_path / "pan.c"), "--model", str(tmp_path / "m.pml"), "-DNOCLAIM")
     assert proc.returncode == 0, proc.stderr
     assert "claims: none checked (-DNOCLAIM)" in proc.stdout and "group order 6," in proc.stdout
     assert pan_errors(tmp_path, ["-DNOCLAIM", "-DTOPSPIN_SYM"]) == 0
+
+
+def test_a_group_found_under_noclaim_refuses_a_build_that_checks_the_claim(tmp_path):
+    # The claim is the model's own: under -DNOCLAIM the whole S3 is the group, which breaks the
+    # claim (only P:1 sets x to 1).  A pan built without -DNOCLAIM checks the claim: the
+    # reduced one would miss plain pan's violation, so the canonicaliser refuses that build.
+    (tmp_path / "m.pml").write_text(SYMMETRIC_MODEL + CLAIM_ON_PID_1)
+    subprocess.run(["spin", "-a", "m.pml"], cwd=tmp_path, check=True, capture_output=True)
+    assert pan_errors(tmp_path, []) == 1
+    proc = cli("patch", str(tmp_path / "pan.c"), "--model", str(tmp_path / "m.pml"), "-DNOCLAIM")
+    assert proc.returncode == 0 and "group order 6," in proc.stdout, proc.stderr
+    build = subprocess.run(["gcc", "-w", "-DTOPSPIN_SYM", "-o", "pan", "pan.c"], cwd=tmp_path,
+                           capture_output=True, text=True)
+    assert build.returncode != 0 and "generated for a pan built with -DNOCLAIM" in build.stderr
+    assert pan_errors(tmp_path, ["-DNOCLAIM", "-DTOPSPIN_SYM"]) == 0   # as plain pan under -DNOCLAIM
+    assert pan_errors(tmp_path, []) == 1                               # SPIN's verifier, as spliced

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from topspin_py import __version__, strategies
 from topspin_py.errors import TopspinError
+from topspin_py.pan.inputs import RECORD
 from topspin_py.pan.processes import Terminated, terminated_by_signals
 from topspin_py.pan.progress import ProgressDisplay
 from topspin_py.verify import VerifyOptions, verify
@@ -276,21 +277,27 @@ def _add_generate(commands) -> None:
     parser = commands.add_parser(
         "generate", allow_abbrev=False, help="write a symmetry-reduced pan.c for your own build",
         description=_wrapped("Run spin -a on MODEL in DIR, detect its symmetry, and write the "
-                             "canonicaliser (topspin_sym.c, topspin_sym.h) and the patched pan.c there; "
-                             "print the gcc line that builds pan."),
+                             "canonicaliser (topspin_sym.c, topspin_sym.h) and the patched pan.c there "
+                             "(SPIN's own as pan.c.orig); print the gcc line that builds pan."),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=_with_strategies(
-            "DIR is marked as generate's own: running generate again (after the model "
-            "changed) writes spin's pan.* and the canonicaliser there again; other files "
-            "stay. The build line has the -D defines pan's sources test; a macro only the "
-            "model uses (-DN=3) is expanded by spin and left out.", with_none=False))
+            "DIR is marked as generate's own, with a record of what it was generated from "
+            f"(DIR/{RECORD}: the model's path, a hash of the model and of every file it "
+            "#includes and of the preprocessed program, the -D defines, spin's options, the "
+            "strategy, the versions of topspin-py and spin). Running generate again (after the "
+            "model changed) says what changed since and writes spin's pan.* and the "
+            "canonicaliser there again; other files stay. `topspin-py patch DIR/pan.c --model "
+            "MODEL` checks DIR against MODEL as it is now, and names what changed since the "
+            "record when it differs. The build line has the -D defines pan's sources test; "
+            "a macro only the model uses (-DN=3) is expanded by spin and left out.", with_none=False))
     parser.add_argument("model", metavar="MODEL", help="the Promela model")
     parser.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
                         help="a new or empty directory, or one generate wrote before")
     parser.add_argument("--force", action="store_true",
                         help="write into DIR even if it holds files generate did not write "
                              "(spin's pan.* there are replaced)")
-    _add_build_options(parser)
+    _add_build_options(parser, "spin's own options for spin -a: -o1 ... -o5, -f FORMULA, -F FILE, "
+                               "-E-IDIR (repeatable)")
     parser.set_defaults(handler=_run_generate)
 
 
@@ -300,41 +307,60 @@ def _add_define_option(parser, use: str) -> None:
                         help=f"define a macro {use}")
 
 
-def _add_build_options(parser) -> None:
-    """The options generate and patch share: how pan will be built."""
+def _add_build_options(parser, spin_help: str) -> None:
+    """The options generate and patch share: how spin -a is run, and how pan will be built."""
     parser.add_argument("--strategy", choices=strategies.choices(with_none=False),
                         default=strategies.AUTO, metavar="NAME",
                         help="canonicalisation strategy, listed below (default: %(default)s)")
     _add_define_option(parser, "for spin's preprocessor and for the build of pan (repeatable)")
+    parser.add_argument("--spin", dest="spin_args", action="append", default=[], metavar="ARG",
+                        help=spin_help)
+
+
+def _spin_words(args: argparse.Namespace) -> list[str]:
+    return [word for value in args.spin_args for word in shlex.split(value)]
 
 
 def _run_generate(args: argparse.Namespace) -> int:
     from topspin_py.codegen import own_build
-    from topspin_py.pan import toolchain
-    from topspin_py.pan.flags import parse_define
+    from topspin_py.pan import inputs, toolchain
+    from topspin_py.pan.flags import parse_define, parse_spin_args
     from topspin_py.pan.splice import SYM_MACRO
     from topspin_py.reduce import GENERATED_C, GENERATED_H, defines_the_reduction_needs, plan, reduce_in
 
     out: Path = args.output
     model_path = Path(args.model)
     defines = [parse_define(define) for define in args.defines]
+    spin_options = parse_spin_args(_spin_words(args), command="generate")
+    tools = toolchain.find_toolchain()
     # The symmetry of the pan spin writes for the model (whether it resets dead locals),
     # found before anything is written to the output directory.
-    model = toolchain.check_with_spin(model_path, defines, toolchain.load_model_checked(model_path, defines))
+    loaded, given = toolchain.models_for_spin(tools, model_path, defines, spin_options)
+    model = toolchain.check_with_spin(model_path, defines, loaded, spin_options.args, given)
     assert model is not None   # (check_with_spin returns the model it is given, as spin checks it)
     group, choice = plan(model_path, defines, args.strategy, model=model)
-    own_build.prepare_generate_dir(out, model_path, args.force, (GENERATED_C, GENERATED_H))
-    tools = toolchain.find_toolchain()
+    recorded = inputs.read_record(out)
+    now = inputs.spin_inputs(model_path, defines, spin_options, tools.spin_version)
+    own_build.prepare_generate_dir(out, args.force, (GENERATED_C, GENERATED_H))
     # A model that uses the ref/public extension: spin reads its desugared program.
-    source = toolchain.spin_source(model_path, model, out)
+    source = toolchain.spin_source(model_path, given, out)
     toolchain.generate_pan(tools, source, str(model_path) if source == model_path else str(source),
-                           defines, out)
+                           defines, out, spin_args=spin_options.args)
+    own_build.keep_spin_pan_c(out)
     for_gcc, model_only = own_build.build_defines(
         defines, own_build.pan_sources(out, (out / "pan.c").read_text(encoding="latin-1")))
     needed = defines_the_reduction_needs(model, defines)
     flags = [f"-D{define}" for define in (*for_gcc, *needed)]
     reduce_in(out, group, choice.name, flags, choice.reason)
-    print(f"wrote {out / 'pan.c'} (patched), {out / GENERATED_C}, {out / GENERATED_H}")
+    own_build.record_generate_dir(out, inputs.GenerateRecord(now, choice.name, __version__))
+    if recorded is not None:
+        changes = now.changes_since(recorded.inputs)
+        if recorded.strategy != choice.name:
+            changes.append(f"the strategy was {recorded.strategy}, now {choice.name}")
+        if changes:
+            print(f"note: {out} was generated before by `{recorded.command(out)}`; since then "
+                  + "; ".join(changes))
+    print(f"wrote {out / 'pan.c'} (patched; SPIN's in pan.c.orig), {out / GENERATED_C}, {out / GENERATED_H}")
     print(f"group order {group.order}, strategy {_described(choice)}")
     _warn_about(choice.name)
     if note := own_build.model_only_note(model_only):
@@ -355,28 +381,39 @@ def _add_patch(commands) -> None:
         "patch", allow_abbrev=False, help="splice the canonicaliser into an existing pan.c",
         description=_wrapped("Patch PAN_C (written by spin -a from MODEL, pan.h beside it) in place, "
                              "keeping the original as PAN_C.orig; the canonicaliser goes beside it. "
-                             "The symmetry respects the claims compiled into PAN_C: a never claim given "
-                             "to spin with -N FILE is read again from FILE (relative to PAN_C's "
-                             "directory) and checked against PAN_C; when it cannot be, nothing is "
-                             "patched."),
+                             "PAN_C must be what spin -a makes of MODEL with the -D defines and spin "
+                             "options given here: patch runs spin -a itself and compares what it writes "
+                             "with PAN_C and the pan.h, pan.m, pan.b, pan.t and pan.p beside it (file "
+                             "names and line numbers aside); when they differ (other defines or options, "
+                             "the model edited since, another claim), nothing is patched, and the first "
+                             "line that differs is named. The symmetry respects the claims compiled "
+                             "into PAN_C: a never claim given to spin with -N FILE is read again from "
+                             "FILE (relative to PAN_C's directory, or as --spin '-N FILE')."),
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=_with_strategies(
             "Rerunnable, as in a Makefile: a PAN_C fresh from spin -a replaces an older "
-            "PAN_C.orig; a PAN_C patched before is patched again from PAN_C.orig. "
+            "PAN_C.orig; a PAN_C patched before (by patch or generate) is patched again from "
+            "PAN_C.orig. For a model that uses the ref/public extension, spin reads the program "
+            "`topspin-py desugar MODEL` prints; a model's proctype copies may be merged, as "
+            "generate and desugar write them: patch recognises either. In a directory generate "
+            "wrote, a PAN_C that differs is explained by generate's record (what changed since). "
             "The build line has the -D defines pan's sources test; a macro only the model "
             "uses (-DN=3) is expanded by spin and left out.", with_none=False))
     parser.add_argument("pan_c", type=Path, metavar="PAN_C")
-    parser.add_argument("--model", type=Path, required=True, metavar="MODEL")
-    _add_build_options(parser)
+    parser.add_argument("--model", type=Path, required=True, metavar="MODEL",
+                        help="the model spin -a was given (or, for a desugared or merged program, "
+                             "the model topspin-py wrote it from)")
+    _add_build_options(parser, "an option spin -a had, to be given again: -o1 ... -o5, -N FILE, "
+                               "-f FORMULA, -F FILE, -E-IDIR (repeatable)")
     parser.set_defaults(handler=_run_patch)
 
 
 def _run_patch(args: argparse.Namespace) -> int:
     from topspin_py.codegen import own_build
     from topspin_py.errors import UsageError
-    from topspin_py.pan import toolchain
-    from topspin_py.pan.claims import model_checked_by
-    from topspin_py.pan.flags import parse_define
+    from topspin_py.pan.flags import parse_define, parse_spin_args
+    from topspin_py.pan.provenance import prove
+    from topspin_py.pan.spin_output import SPIN_OUTPUTS
     from topspin_py.pan.splice import SYM_MACRO
     from topspin_py.reduce import GENERATED_C, GENERATED_H, defines_the_reduction_needs, plan, reduce_in
 
@@ -386,12 +423,20 @@ def _run_patch(args: argparse.Namespace) -> int:
         raise UsageError(f"{pan_c} (and pan.h beside it) not found", hint="run spin -a MODEL first")
     if pan_c.name != "pan.c":
         raise UsageError("the file must be SPIN's pan.c (pan.c #includes pan.h by that name)")
+    if not args.model.is_file():
+        raise UsageError(f"model file not found: {args.model}", hint="give the model spin -a was given")
     defines = [parse_define(define) for define in args.defines]
+    spin_options = parse_spin_args(_spin_words(args), command="patch", claim_file=True)
     start = own_build.plan_patch(pan_c, (GENERATED_C, GENERATED_H))
-    # The group must respect the claim pan.c checks, which may not be in MODEL (spin -a -N).
-    claimed, claims_line = model_checked_by(pan_c.parent, args.model, defines)
-    print(claims_line)
-    model = toolchain.as_checked_by(claimed, pan_c.parent, spin_ran_here=False)
+    # The group is valid for the program pan.c was made from: prove that it is MODEL's as
+    # read with these defines and options (and the claims pan.c holds, which may not be in
+    # MODEL: spin -a -N).
+    proven = prove(pan_c.parent, start.original, args.model, defines, spin_options,
+                   backup.name if start.repatch else pan_c.name)
+    print(proven.claims_line)
+    print(f"checked: {', '.join(SPIN_OUTPUTS)} are what `{proven.command}` writes "
+          "(file names and line numbers aside)")
+    model = proven.model
     group, choice = plan(args.model, defines, args.strategy, model=model)
     needed = defines_the_reduction_needs(model, defines)
     for_gcc, model_only = own_build.build_defines(

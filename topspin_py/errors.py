@@ -21,6 +21,8 @@ class SourcePos:
     column: int = 0
 
     def __str__(self) -> str:
+        if self.line <= 0:   # the file as a whole (a file that is missing, say)
+            return self.file
         return f"{self.file}:{self.line}:{self.column}" if self.column else f"{self.file}:{self.line}"
 
 

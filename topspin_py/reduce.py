@@ -144,8 +144,23 @@ def write_canonicaliser(workdir: Path, group: Group, strategy: str, flags: list[
     compiled with ``-DTOPSPIN_SYM_FILE="name"`` uses it instead of its own (pan/lasso.py)."""
     layout = read_layout(workdir, group.model, group.types, flags=flags)
     path = workdir / name
-    path.write_text(_c_comment(group, strategy, reason) + render_canonicaliser(group, layout, strategy))
+    path.write_text(_c_comment(group, strategy, reason) + render_canonicaliser(group, layout, strategy)
+                    + _build_guard(group))
     return path
+
+
+def _build_guard(group: Group) -> str:
+    """What refuses a build the group is not valid for: a group found for a search that checks
+    no claim (-DNOCLAIM) may break the claims it left out, which a pan built without
+    -DNOCLAIM checks (generate and patch print the build line, but the user compiles)."""
+    model = group.model
+    if model.claim_in_force != NO_CLAIM or not model.claims_left_out:
+        return ""
+    claims = ", ".join(model.claims_left_out)
+    return ("\n#ifndef NOCLAIM\n"
+            f'\t#error "topspin: this canonicaliser was generated for a pan built with -DNOCLAIM: its group '
+            f'ignores the claims ({claims}), which this build checks; build with -DNOCLAIM, or generate '
+            'or patch again without it"\n#endif\n')
 
 
 def _strategy_lines(group: Group, strategy: str, reason: str | None) -> list[str]:

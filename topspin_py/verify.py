@@ -73,7 +73,7 @@ from topspin_py.pan.claims import accept_labels
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.pan.progress import Progress, ProgressWatcher
 from topspin_py.pan.splice import SYM_MACRO
-from topspin_py.promela import ast, build_model, parse_file
+from topspin_py.promela import ast
 from topspin_py.promela.model import Model
 from topspin_py.reduce import (
     GENERATED_C,
@@ -337,18 +337,7 @@ def _read(model_path: str | Path, options: VerifyOptions, reporter: Reporter) ->
     for warning in tools.warnings:
         note(warning)
     reporter.stage("reading the model", None)
-    cpp_flags = spin_options.cpp_flags
-    loaded = _load_model(model, defines, cpp_flags)
-    as_written = loaded   # (without -f's claim, which spin adds itself)
-    if spin_options.formula_args:
-        # spin -a -f adds the formula's never claim to the model: the symmetry must see it.
-        claim = toolchain.never_claim_from_ltl(tools, spin_options.formula_args)
-        loaded = _load_model(model, defines, cpp_flags, claim)
-        if _merged_families(loaded) != _merged_families(as_written):
-            # The formula names a proctype copy (P_1@CS): spin adds its claim to the program
-            # it is given, so that program must keep the copies as written (copies.py).
-            as_written = _load_model(model, defines, cpp_flags, merge=False)
-            loaded = _load_model(model, defines, cpp_flags, claim, merge=False)
+    loaded, as_written = toolchain.models_for_spin(tools, model, defines, spin_options)
     return _Request(model, defines, pan_args, spin_options, tools, loaded, as_written)
 
 
@@ -614,30 +603,6 @@ def refuse_with_symmetry(pan_args: list[str], defines: list[str]) -> None:
     if panflags.breadth_first(defines) and "BITSTATE" in names and "NOREDUCE" not in names:
         raise UsageError("-DBFS -DBITSTATE with partial order reduction compares raw states, "
                          "not their canonical forms", hint="add -DNOREDUCE")
-
-
-def _merged_families(model: Model) -> list[tuple[str, ...]]:
-    return [family.members for family in model.copies.families] if model.copies is not None else []
-
-
-def _load_model(model: Path, defines: list[str], cpp_flags: tuple[str, ...] = (),
-                claim: str | None = None, merge: bool = True) -> Model:
-    """Parse the model with our own front end, so syntax errors point into the user's file.
-    The Model feeds the symmetry stage.  ``claim``: a never claim spin adds (-f, -F), read
-    after the model as spin reads it, so that the model's macros apply to it.  ``merge``:
-    whether proctype copies are merged (copies.py)."""
-    if claim is None:
-        return toolchain.load_model_checked(model, defines, cpp_flags, merge)
-    with tempfile.TemporaryDirectory(prefix="topspin-claim-") as name:
-        wrapper = Path(name) / "claim.pml"
-        quoted = str(model.resolve()).replace("\\", "\\\\").replace('"', '\\"')
-        # Messages about the claim's lines (a symmetry it breaks) name it as spin does in
-        # its replays: model.pml.nvr, from line 1.
-        nvr = f"{model.name}.nvr".replace("\\", "\\\\").replace('"', '\\"')
-        wrapper.write_text(f'#include "{quoted}"\n#line 1 "{nvr}"\n{claim}')
-        # After the model, as spin adds it: its never claims come before this one, and this
-        # one before the ltl formulas (pan's default claim is the first; model.keeping_claim).
-        return build_model(parse_file(wrapper, tuple(defines), cpp_flags), str(model), merge)
 
 
 @contextlib.contextmanager

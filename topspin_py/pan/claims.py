@@ -10,15 +10,14 @@ Two users:
 
 * ``verify`` asks which accept labels the model has (spin's ``has_accept``), the ones of the ltl
   translations included, to search for acceptance cycles as ``spin -run`` does;
-* ``patch`` asks which claims a pan.c was generated with, to restrict the symmetry group to
-  them (:func:`model_checked_by`): a claim the model does not hold (``-N claim.pml``) is found
-  again from its file and checked against pan.c, or the patch is refused.
+* ``patch`` asks which claims a pan.c was generated with (:func:`compiled_claims`), to find
+  the claim file of a claim the model does not hold (``-N claim.pml``) and read the model
+  with it (provenance.py), so that the symmetry group respects every claim pan.c holds.
 """
 
 from __future__ import annotations
 
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from topspin_py.pan import toolchain
 from topspin_py.promela import ast, build_model, parse_file
 from topspin_py.promela.model import Model
 from topspin_py.promela.parser import parse_text
+from topspin_py.promela.pragmas import scalarset_pragmas
 
 LTL_TRANSLATIONS = "_spin_nvr.tmp"   # spin -a's never claims for the model's ltl formulas
 N_CLAIM = 1                          # Btypes[] of a claim (pan.c's enum btypes)
@@ -112,13 +112,12 @@ def _never_blocks(text: str) -> list[tuple[str, str]]:
 
 # ------------------------------------------------------------------------------ pan.c's claims
 
-def compiled_claims(pan_dir: Path) -> list[CompiledClaim]:
-    """The claims in the pan.c of ``pan_dir``, in pan's numbering (its default is the first)."""
-    pan_c = (pan_dir / "pan.c").read_text(errors="replace")
-    pan_t = (pan_dir / "pan.t").read_text(errors="replace") if (pan_dir / "pan.t").is_file() else ""
+def compiled_claims(pan_c: str, pan_t: str | None, where: str = "pan.c") -> list[CompiledClaim]:
+    """The claims in a pan.c (its text, and its pan.t's; ``where`` names it in messages), in
+    pan's numbering (its default is the first)."""
     names_match, types_match = _PROCNAME.search(pan_c), _BTYPES.search(pan_c)
     if names_match is None or types_match is None:
-        raise UsageError(f"{pan_dir / 'pan.c'}: no procname[] / Btypes[] table: not a pan.c "
+        raise UsageError(f"{where}: no procname[] / Btypes[] table: not a pan.c "
                          f"written by spin {toolchain.SUPPORTED_SPIN_VERSION}",
                          hint="regenerate it with spin -a")
     names = _QUOTED.findall(names_match.group(1))
@@ -126,92 +125,35 @@ def compiled_claims(pan_dir: Path) -> list[CompiledClaim]:
              if (m := _NUMBER.match(line))]
     files = {int(index): tuple(dict.fromkeys(f for f in _QUOTED.findall(body) if f != "-"))
              for index, body in _SRC_FILE.findall(pan_c)}
-    blocks = {int(index): body for index, _, body in _PAN_T_BLOCK.findall(pan_t)}
+    blocks = {int(index): body for index, _, body in _PAN_T_BLOCK.findall(pan_t or "")}
     return [CompiledClaim(name, files.get(i, ()), blocks.get(i, ""))
             for i, (name, kind) in enumerate(zip(names, types)) if kind == N_CLAIM]
 
 
-def model_checked_by(pan_dir: Path, model_path: Path, defines: list[str]) -> tuple[Model, str]:
-    """The model whose claims the pan.c in ``pan_dir`` was generated with, and a line saying
-    where its claims come from.
+def foreign_claims(compiled: list[CompiledClaim], written: list[CompiledClaim]) -> list[CompiledClaim]:
+    """The claims of ``compiled`` (a pan.c's) that ``written`` (what spin -a writes for the
+    model) does not hold, by name and transitions (file names may differ: spin writes them as
+    it was given them)."""
+    known = {(c.name, c.transitions) for c in written}
+    return [c for c in compiled if (c.name, c.transitions) not in known]
 
-    pan.c's claims are compared with those ``spin -a MODEL`` writes (names and pan.t blocks).
-    When they differ, pan.c was made with a separate claim (``spin -a -N claim.pml MODEL``):
-    if a file of that claim's name is found (beside pan.c, where spin ran, or as an absolute
-    path), ``spin -a -N file MODEL`` must give pan.c's claims exactly, and the model is
-    returned with that never claim added.  Otherwise the symmetry could not be restricted to
-    the claim pan checks, and the patch is refused.  Under -DNOCLAIM no claim matters."""
-    if any(define.split("=", 1)[0] == "NOCLAIM" for define in defines):
-        # pan built with -DNOCLAIM checks no claim, whichever pan.c holds.
-        return _load(model_path, defines), "claims: none checked (-DNOCLAIM)"
-    compiled = compiled_claims(pan_dir)
-    model = _load(model_path, defines)
-    own = _claims_spin_writes(model_path, model, defines, claim_file=None)
-    if _same(compiled, own):
-        return model, ("claims: " + ", ".join(c.name for c in compiled) if compiled else "claims: none")
-    known = {(c.name, c.transitions) for c in own}
-    foreign = [c for c in compiled if (c.name, c.transitions) not in known]
-    described = ", ".join(f"{c.name} (from {', '.join(c.files) or 'an unknown file'})" for c in foreign)
-    candidates = [f for c in foreign for f in c.files if f != LTL_TRANSLATIONS]
-    resolved = dict.fromkeys(_resolve(pan_dir, f) for f in candidates)
-    paths = [p for p in resolved if p is not None]
-    refusal_hint = ("put the claim into MODEL (as a never claim or an ltl formula) and run "
-                    "spin -a MODEL again, or keep the claim file where spin read it; give patch "
-                    "the -D defines spin had")
-    if len(paths) != 1:
-        raise UsageError(f"{pan_dir / 'pan.c'} checks a claim that {model_path} does not hold: "
-                         f"{described}; its text was not found, so the symmetry cannot be "
-                         f"restricted to it", hint=refusal_hint)
-    claim_file = paths[0]
-    if not _same(compiled, _claims_spin_writes(model_path, model, defines, claim_file=claim_file)):
-        raise UsageError(f"{pan_dir / 'pan.c'} checks a claim that {model_path} does not hold: "
-                         f"{described}; `spin -a -N {claim_file} {model_path}` gives other claims "
-                         f"(the file changed since?), so the symmetry cannot be restricted to it",
-                         hint=refusal_hint)
-    claim_spec = parse_file(claim_file, tuple(defines))
-    extra = [u for u in claim_spec.units if not isinstance(u, ast.Never)]
-    if extra:
+
+def same_claims(compiled: list[CompiledClaim], written: list[CompiledClaim]) -> bool:
+    """The same claims, in the same order, with the same transitions."""
+    return [(c.name, c.transitions) for c in compiled] == [(c.name, c.transitions) for c in written]
+
+
+def with_claim_file(model_path: Path, claim_file: Path, defines: list[str], cpp_flags: tuple[str, ...],
+                    hint: str) -> Model:
+    """The program ``spin -a -N claim_file model_path`` reads: the never claims of the claim
+    file first (pan numbers them first), then the model.  A claim file that holds anything
+    but never claims is refused (``hint`` says what to do): topspin-py cannot tell how it
+    changes the model."""
+    claim_spec = parse_file(claim_file, tuple(defines), cpp_flags)
+    if any(not isinstance(u, ast.Never) for u in claim_spec.units):
         raise UsageError(f"{claim_file}: a claim file given with spin -N holds more than never "
-                         "claims; topspin-py cannot tell how it changes the model",
-                         hint=refusal_hint)
-    spec = parse_file(model_path, tuple(defines))
-    # spin reads the -N file first: its claim comes first in pan's numbering.
-    merged = ast.replace(spec, units=[*claim_spec.units, *spec.units])
-    model = build_model(merged, str(model_path), merge=False)
-    return model, (f"claims: {', '.join(c.name for c in compiled)} "
-                   f"(with the never claim of {claim_file}, checked against pan.c)")
-
-
-def _claims_spin_writes(model_path: Path, model: Model, defines: list[str],
-                        claim_file: Path | None) -> list[CompiledClaim]:
-    """The claims ``spin -a [-N claim_file] MODEL`` writes (the desugared program of a model
-    that uses the ref/public extension, which is what the user gave spin)."""
-    tools = toolchain.find_toolchain()
-    with tempfile.TemporaryDirectory(prefix="topspin-claims-") as name:
-        workdir = Path(name)
-        source = toolchain.spin_source(model_path, model, workdir)
-        toolchain.generate_pan(tools, source, str(model_path), defines, workdir,
-                               claim_file=claim_file)
-        return compiled_claims(workdir)
-
-
-def _same(compiled: list[CompiledClaim], reference: list[CompiledClaim]) -> bool:
-    """Same claims, in the same order, with the same transitions (file names may differ:
-    spin writes them as it was given them)."""
-    return [(c.name, c.transitions) for c in compiled] == [(c.name, c.transitions) for c in reference]
-
-
-def _resolve(pan_dir: Path, name: str) -> Path | None:
-    """The claim file spin read, given as ``name``: spin writes pan.c into the directory it
-    runs in, so a relative name is relative to pan.c's directory."""
-    path = Path(name) if Path(name).is_absolute() else pan_dir / name
-    return path if path.is_file() else None
-
-
-def _load(model_path: Path, defines: list[str]) -> Model:
-    """The model as the user's pan.c has it: spin -a was given the file as written, so
-    proctype copies stay apart (they are merged only in the program verify gives spin,
-    copies.py)."""
-    from topspin_py.promela import load_model
-
-    return load_model(model_path, tuple(defines), merge=False)
+                         "claims; topspin-py cannot tell how it changes the model", hint=hint)
+    spec = parse_file(model_path, tuple(defines), cpp_flags)
+    model = build_model(ast.replace(spec, units=[*claim_spec.units, *spec.units]), str(model_path), merge=False)
+    model.scalarsets = scalarset_pragmas(model_path)   # as load_model reads them
+    return model

@@ -299,14 +299,19 @@ class SpinOptions:
     shown: tuple[str, ...] = ()          # as the user gave them (for the replay command)
     formula_args: tuple[str, ...] = ()   # ("-f", FORMULA) or ("-F", /abs/FILE), or ()
     cpp_flags: tuple[str, ...] = ()      # -E-Idir's "-I/abs/dir": for our preprocessor as for spin's
+    claim_file: Path | None = None       # -N FILE (patch only): a never claim from a file of its own
 
 
-def parse_spin_args(words: tuple[str, ...] | list[str]) -> SpinOptions:
-    """Check spin's options; anything verify cannot honour is refused with a reason."""
+def parse_spin_args(words: tuple[str, ...] | list[str], command: str = "verify",
+                    claim_file: bool = False) -> SpinOptions:
+    """Check spin's options; anything ``command`` cannot honour is refused with a reason.
+    ``claim_file``: spin's -N FILE is taken too (patch repeats a spin -a that had it; verify's
+    -N is pan's, the name of the claim to check)."""
     args: list[str] = []
     shown: list[str] = []
     formula: tuple[str, ...] = ()
     cpp_flags: list[str] = []
+    claim: Path | None = None
     items = iter(words)
     for word in items:
         if word.startswith("-E-I") and len(word) > 4:
@@ -318,7 +323,7 @@ def parse_spin_args(words: tuple[str, ...] | list[str]) -> SpinOptions:
             args.append(f"-E{cpp_flags[-1]}")
             shown.append(word)
         elif word.startswith("-E"):
-            raise UsageError(f"spin {word}: verify hands only include directories (-E-IDIR) to "
+            raise UsageError(f"spin {word}: {command} hands only include directories (-E-IDIR) to "
                              "spin's preprocessor", hint="give macros with -DNAME[=VALUE]")
         elif word in _GENERATION_OPTIONS:
             args.append(word)
@@ -326,13 +331,24 @@ def parse_spin_args(words: tuple[str, ...] | list[str]) -> SpinOptions:
         elif word in _READING_OPTIONS:
             raise UsageError(f"spin {word} ({_READING_OPTIONS[word]}) is not supported: topspin-py "
                              "reads the model by SPIN 6.5.2's rules, and spin would read it otherwise")
+        elif claim_file and (word == "-N" or (word.startswith("-N") and len(word) > 2)):
+            value = word[2:] or next(items, None)
+            if value is None:
+                raise UsageError("spin -N needs a file", hint="-N FILE, the file holding the never claim")
+            if claim is not None or formula:
+                raise UsageError("give one of spin's -N FILE, -f or -F, once")
+            if not Path(value).is_file():
+                raise UsageError(f"spin -N: claim file not found: {value}")
+            claim = Path(value).resolve()
+            shown.extend(("-N", value))
         elif word in ("-f", "-F"):
             value = next(items, None)
             if value is None:
                 raise UsageError(f"spin {word} needs a value",
                                  hint="-f 'LTL formula' or -F file-holding-the-formula")
-            if formula:
-                raise UsageError("give one of spin's -f or -F, once")
+            if formula or claim is not None:
+                raise UsageError("give one of spin's -f or -F, once" if not claim_file
+                                 else "give one of spin's -N FILE, -f or -F, once")
             if word == "-F":
                 if not Path(value).is_file():
                     raise UsageError(f"spin -F: formula file not found: {value}")
@@ -342,11 +358,12 @@ def parse_spin_args(words: tuple[str, ...] | list[str]) -> SpinOptions:
             args.extend(formula)
             shown.extend((word, value))
         else:
-            raise UsageError(f"spin option '{word}' is not supported by verify",
-                             hint="supported: -o1 ... -o5, -f FORMULA, -F FILE, -E-IDIR (and -D "
-                                  "for the preprocessor); other spin options do not apply to a "
-                                  "verification")
-    return SpinOptions(tuple(args), tuple(shown), formula, tuple(cpp_flags))
+            supported = "-o1 ... -o5, -f FORMULA, -F FILE" + (", -N FILE" if claim_file else "")
+            raise UsageError(f"spin option '{word}' is not supported by {command}",
+                             hint=f"supported: {supported}, -E-IDIR (and -D for the preprocessor); "
+                                  + ("other spin options do not apply to a verification" if command == "verify"
+                                     else "topspin-py cannot tell what the others do to the model"))
+    return SpinOptions(tuple(args), tuple(shown), formula, tuple(cpp_flags), claim)
 
 
 # spin -run's shorthands (spin 6.5.2, main.c, pats[]): each becomes a -D for pan's build.

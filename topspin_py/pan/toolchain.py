@@ -28,6 +28,8 @@ from typing import Callable
 
 from topspin_py.errors import ModelError, PromelaSyntaxError, SourcePos, ToolchainError
 from topspin_py.pan import processes
+from topspin_py.pan.flags import SpinOptions
+from topspin_py.promela import build_model, parse_file
 from topspin_py.promela.model import Model, load_model
 
 SUPPORTED_SPIN_VERSION = "6.5.2"
@@ -135,11 +137,13 @@ def spin_source(model_path: Path, model: Model | None, workdir: Path) -> Path:
 
 
 def spin_command(toolchain: Toolchain, model: Path, defines: list[str] | tuple[str, ...],
-                 claim_file: Path | None = None, spin_args: list[str] | tuple[str, ...] = ()) -> list[str]:
+                 claim_file: Path | None = None, spin_args: list[str] | tuple[str, ...] = (),
+                 as_given: bool = False) -> list[str]:
     # spin hands -D options to its preprocessor; they go before -a (spin -DN=3 -a m.pml).
     # spin_args: spin's own options (-o3, -f FORMULA, ...), as the user gave them.
+    # as_given: those options and no others, for a spin -a the user ran (patch repeats it).
     claim = ["-N", str(claim_file.resolve())] if claim_file is not None else []
-    if model.parent.name == DESUGARED_DIR and "-o1" not in spin_args:
+    if model.parent.name == DESUGARED_DIR and "-o1" not in spin_args and not as_given:
         # Our desugaring of the ref/public extension (spin_source): refs are local ids, and
         # spin's dataflow optimisation would reset a dead ref to 0, which is instance 0, not
         # _undef_ref; without the reset a ref keeps what the program gave it, as in seed 003.
@@ -149,12 +153,14 @@ def spin_command(toolchain: Toolchain, model: Path, defines: list[str] | tuple[s
 
 
 def generate_pan(toolchain: Toolchain, model: Path, shown_as: str, defines, workdir: Path,
-                 claim_file: Path | None = None, spin_args: list[str] | tuple[str, ...] = ()) -> str:
+                 claim_file: Path | None = None, spin_args: list[str] | tuple[str, ...] = (),
+                 as_given: bool = False) -> str:
     """``spin -a`` (with ``-N claim_file``, a never claim of its own, and spin's own options
-    ``spin_args``): write pan.c, pan.h, ... into workdir.  Returns spin's output (ltl
-    translations and notes).  A model spin rejects becomes a ModelError at spin's file:line,
-    naming ``shown_as`` (the path the user typed) instead of the absolute path spin saw."""
-    command = spin_command(toolchain, model, defines, claim_file, spin_args)
+    ``spin_args``; ``as_given``: see spin_command): write pan.c, pan.h, ... into workdir.
+    Returns spin's output (ltl translations and notes).  A model spin rejects becomes a
+    ModelError at spin's file:line, naming ``shown_as`` (the path the user typed) instead of
+    the absolute path spin saw."""
+    command = spin_command(toolchain, model, defines, claim_file, spin_args, as_given)
     completed = _run(command, workdir, "spin")
     output = _rename_path(completed.stdout + completed.stderr, str(model.resolve()), shown_as)
     if completed.returncode != 0 or not (workdir / "pan.c").is_file():
@@ -175,15 +181,19 @@ def never_claim_from_ltl(toolchain: Toolchain, formula_args: list[str] | tuple[s
     return completed.stdout
 
 
-def check_with_spin(model: Path, defines, loaded: Model | None = None) -> Model | None:
-    """``spin -a`` in a scratch directory, for the commands that need no pan.c but must refuse
-    what spin refuses, as verify does (``loaded``: the model's Model, whose desugared program
-    spin is given when it uses the ref/public extension).  Returns ``loaded`` as the pan spin
-    wrote checks it (whether it resets dead locals)."""
+def check_with_spin(model: Path, defines, loaded: Model | None = None,
+                    spin_args: list[str] | tuple[str, ...] = (), given: Model | None = None) -> Model | None:
+    """``spin -a`` (with spin's own options ``spin_args``) in a scratch directory, for the
+    commands that need no pan.c but must refuse what spin refuses, as verify does (``loaded``:
+    the model's Model, whose desugared program spin is given when it uses the ref/public
+    extension; ``given``: the Model whose program spin is given, when it is not ``loaded``,
+    models_for_spin).  Returns ``loaded`` as the pan spin wrote checks it (whether it resets
+    dead locals, the never claims it made of the ltl formulas)."""
     tools = find_toolchain()
     with tempfile.TemporaryDirectory(prefix="topspin-check-") as workdir:
-        source = spin_source(model, loaded, Path(workdir))
-        generate_pan(tools, source, str(model) if source == model else str(source), defines, Path(workdir))
+        source = spin_source(model, given if given is not None else loaded, Path(workdir))
+        generate_pan(tools, source, str(model) if source == model else str(source), defines, Path(workdir),
+                     spin_args=spin_args)
         return as_checked_by(loaded, Path(workdir)) if loaded is not None else None
 
 
@@ -252,6 +262,49 @@ def load_model_checked(model: Path, defines, cpp_flags: tuple[str, ...] = (), me
                 spins.pos = ours.pos
             raise spins from None
         raise
+
+
+def load_model_for_spin(model: Path, defines, cpp_flags: tuple[str, ...] = (),
+                        claim: str | None = None, merge: bool = True) -> Model:
+    """The Model of the program spin -a reads for ``model`` (load_model_checked), with
+    ``claim``, a never claim spin adds itself (-f, -F: its translation), read after the model
+    as spin reads it, so that the model's macros apply to it.  ``merge``: whether proctype
+    copies are merged (copies.py)."""
+    if claim is None:
+        return load_model_checked(model, defines, cpp_flags, merge)
+    with tempfile.TemporaryDirectory(prefix="topspin-claim-") as name:
+        wrapper = Path(name) / "claim.pml"
+        quoted = str(model.resolve()).replace("\\", "\\\\").replace('"', '\\"')
+        # Messages about the claim's lines (a symmetry it breaks) name it as spin does in
+        # its replays: model.pml.nvr, from line 1.
+        nvr = f"{model.name}.nvr".replace("\\", "\\\\").replace('"', '\\"')
+        wrapper.write_text(f'#include "{quoted}"\n#line 1 "{nvr}"\n{claim}')
+        # After the model, as spin adds it: its never claims come before this one, and this
+        # one before the ltl formulas (pan's default claim is the first; model.keeping_claim).
+        return build_model(parse_file(wrapper, tuple(defines), cpp_flags), str(model), merge)
+
+
+def models_for_spin(toolchain: Toolchain, model: Path, defines, spin_options: SpinOptions) -> tuple[Model, Model]:
+    """The Model the search checks (with the never claim of spin's -f or -F, which the symmetry
+    must see) and the Model whose program spin is given (spin_source; without that claim,
+    which spin adds itself).  Proctype copies are merged (copies.py), unless the formula names
+    one (P_1@CS): spin adds its claim to the program it is given, so that program must keep
+    the copies as written."""
+    cpp_flags = spin_options.cpp_flags
+    given = load_model_for_spin(model, defines, cpp_flags)
+    if not spin_options.formula_args:
+        return given, given
+    claim = never_claim_from_ltl(toolchain, spin_options.formula_args)
+    loaded = load_model_for_spin(model, defines, cpp_flags, claim)
+    if merged_families(loaded) != merged_families(given):
+        given = load_model_for_spin(model, defines, cpp_flags, merge=False)
+        loaded = load_model_for_spin(model, defines, cpp_flags, claim, merge=False)
+    return loaded, given
+
+
+def merged_families(model: Model) -> list[tuple[str, ...]]:
+    """The proctype copies merged in ``model``, each family as its members' names."""
+    return [family.members for family in model.copies.families] if model.copies is not None else []
 
 
 def _spin_rejection(output: str) -> ModelError:
