@@ -45,7 +45,7 @@ def test_the_check_agrees_where_the_symmetry_is_the_models(tmp_path, relative, p
     check = result.symmetry_check
     assert check is not None and check["agrees"], check
     assert check["complete"]
-    # every depth compared: the orbits plain pan meets are the states the reduced pan stores
+    # the orbits plain pan meets are the forms the reduced pan stores
     assert check["orbits"] == check["reduced_states"]
     assert check["plain_states"] >= check["orbits"]
     if orbits == "every state":
@@ -55,7 +55,7 @@ def test_the_check_agrees_where_the_symmetry_is_the_models(tmp_path, relative, p
     assert result.exit_status in (0, 1)
 
 
-def test_a_budget_compares_the_depths_it_completes(tmp_path):
+def test_a_budget_checks_the_states_plain_pan_meets_within_it(tmp_path):
     whole = _verify(tmp_path, "offset_short.pml").symmetry_check
     (tmp_path / "cut").mkdir()
     cut = _verify(tmp_path / "cut", "offset_short.pml", budget=20).symmetry_check
@@ -63,6 +63,8 @@ def test_a_budget_compares_the_depths_it_completes(tmp_path):
     assert not cut["complete"] and cut["agrees"]
     assert 0 <= cut["depth"] < whole["depth"]
     assert cut["plain_states"] < whole["plain_states"]
+    # within the depth compared, the reduced search stored exactly the orbits plain pan met
+    assert cut["orbits"] == cut["reduced_states"] < whole["reduced_states"]
 
 
 def plant_values_read_as_integers(monkeypatch) -> None:
@@ -119,7 +121,8 @@ def test_a_run_without_reduction_has_nothing_to_check(tmp_path):
 def test_the_cli_takes_the_option_with_and_without_a_budget(tmp_path, capsys):
     shutil.copy(MODELS / "offset_short.pml", tmp_path / "m.pml")
     assert main(["verify", "--quiet", "--check-symmetry", "--gcc-opt", "-O0", str(tmp_path / "m.pml")]) == 0
-    assert "symmetry check: no difference: breadth-first every state (200" in capsys.readouterr().out
+    assert ("symmetry check: no difference: plain pan met every state (200); the reduced search (refine) "
+            "stored exactly their 44 orbits") in capsys.readouterr().out
     assert main(["verify", "--quiet", "--json", "--check-symmetry=30", "--gcc-opt", "-O0", str(tmp_path / "m.pml")]) == 0
     assert '"budget": 30' in capsys.readouterr().out
     with pytest.raises(SystemExit) as refused:   # argparse's own exit, status 2

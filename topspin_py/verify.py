@@ -221,8 +221,12 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
                 check_note = "nothing to check: no symmetry reduction in this run"
             else:
                 reporter.stage("checking the symmetry against plain pan, breadth first", None)
-                checked = symcheck.check_symmetry(build, workdir, options.check_symmetry,
-                                                  options.optimisation, reporter.ran, note).as_json()
+                try:
+                    checked = symcheck.check_symmetry(build, workdir, options.check_symmetry,
+                                                      options.optimisation, reporter.ran, note).as_json()
+                except symcheck.CheckUnavailable as unavailable:
+                    check_note = f"not run: {unavailable}"
+                    note(f"--check-symmetry: {check_note}")
         if options.keep_dir is not None:
             (workdir / "spin.out").write_text(build.spin_output)
             (workdir / "pan.out").write_text(search.output)

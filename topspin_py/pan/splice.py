@@ -55,7 +55,7 @@ from topspin_py.resources import runtime_text, template_environment
 
 SYM_MACRO = "TOPSPIN_SYM"        # compile with -DTOPSPIN_SYM to turn the reduction on
 CHECK_MACRO = "TOPSPIN_CHECK"    # -DTOPSPIN_CHECK: run-time checks of the canonicaliser
-OBSERVE_MACRO = "TOPSPIN_OBSERVE"   # -DTOPSPIN_OBSERVE -DBFS: the symmetry check's pans (symcheck.py)
+OBSERVE_MACRO = "TOPSPIN_OBSERVE"   # -DTOPSPIN_OBSERVE: the symmetry check's pans (symcheck.py)
 
 # The one pan.c the patch points below were counted in, and its first line.
 SUPPORTED_SPIN_VERSION = "6.5.2"
@@ -75,7 +75,6 @@ class Wrappers:
     stack_op: str = "TOPSPIN_STACK_OP"      # onstack_put(); onstack_zap(); as statements
     report: str = "TOPSPIN_REPORT"          # wrapup()'s version line: our line follows it
     replay: str = "TOPSPIN_REPLAY"          # do_the_search()'s replay: the lasso hook precedes it
-    store_state: str = "TOPSPIN_STORE_STATE"  # store_state()'s first statement: its `shortcut`
 
 
 WRAPPERS = Wrappers()
@@ -127,16 +126,6 @@ REPLAY_POINT = PatchPoint(
     "if (readtrail) getrail(); in do_the_search()",
     r"^\tif \(readtrail\) getrail\(\)(?=; /\* no return \*/)", 1,
     WRAPPERS.replay, "do_the_search(): pan's own trail replay, before the search starts")
-
-
-# The breadth-first store_state() knows whether the state it stores is one a depth-first pan
-# would not store (inside an atomic sequence or a rendezvous handshake: its `shortcut`); the
-# symmetry check (c_runtime/topspin_observe.c) must know it at the store, so the function's
-# first statement passes it on (TOPSPIN_STORE_STATE, empty without -DTOPSPIN_OBSERVE).
-STORE_STATE_POINT = PatchPoint(
-    "store_state(Trail *ntrpt, int shortcut, short oboq) {",
-    r"^store_state\(Trail \*ntrpt, int shortcut, short oboq\)\n\{", 1, WRAPPERS.store_state,
-    "store_state(): the breadth-first search's store of a new state")
 
 
 # -DBFS_PAR: pan.c ends with #include "pan.p", whose breadth-first workers store states with
@@ -201,10 +190,10 @@ _CENSUS: tuple[_Census, ...] = (
               r"(?<=#define )onstack_(?:now|put|zap)\(\)", 7),)),
 )
 
-# What the symmetry check's breadth-first pans do not support (they store full states).
+# What the symmetry check's pans do not support: they search depth first on one core and store
+# full states.
 _OBSERVE_REFUSALS: tuple[tuple[str, str], ...] = (
-    ("!defined(BFS) || defined(BFS_PAR) || NCORE>1",
-     "the symmetry check runs a breadth-first search on one core (-DBFS)"),
+    ("defined(BFS) || defined(BFS_PAR) || NCORE>1", "the symmetry check searches depth first on one core"),
     ("defined(BITSTATE) || defined(MA) || defined(HC) || defined(COLLAPSE)",
      "the symmetry check stores full states (no -DBITSTATE, -DMA, -DHC or -DCOLLAPSE)"),
 )
@@ -304,7 +293,7 @@ def splice_pan_c(pan_c_text: str, generated_c_file_name: str) -> SplicedPan:
     sites: list[PatchSite] = []
     covered: list[tuple[int, int]] = []
     report_line = 0
-    for point in (*PATCH_POINTS, REPORT_POINT, REPLAY_POINT, PAN_P_POINT, STORE_STATE_POINT):
+    for point in (*PATCH_POINTS, REPORT_POINT, REPLAY_POINT, PAN_P_POINT):
         matches = list(re.finditer(point.pattern, pan_c_text, re.M))
         if len(matches) != point.expected:
             raise SpliceError(
@@ -319,14 +308,12 @@ def splice_pan_c(pan_c_text: str, generated_c_file_name: str) -> SplicedPan:
             if point is PAN_P_POINT:
                 edits.append((match.start(), match.end(),
                               _PAN_P_WRAPS.format(macro=SYM_MACRO, store=WRAPPERS.store) + call))
-            elif point is STORE_STATE_POINT:
-                edits.append((match.start(), match.end(), f"{call}\t{point.wrapper}(shortcut);"))
             else:
                 edits.append((match.start(), match.end(), f"{indent}{point.wrapper}({call.strip()})"))
             covered.append(match.span())
         if point is REPORT_POINT:
             report_line = _lines(pan_c_text, matches)[0]
-        elif point not in (REPLAY_POINT, PAN_P_POINT, STORE_STATE_POINT):
+        elif point not in (REPLAY_POINT, PAN_P_POINT):
             sites.append(PatchSite(point.name, point.wrapper, _lines(pan_c_text, matches)))
     _census(pan_c_text, covered)
 

@@ -1,33 +1,43 @@
 """``verify --check-symmetry[=BUDGET]``: a check of the reduction on the user's own model that
 does not trust the symmetry analysis.
 
-Two breadth-first searches in real pan, with partial order reduction off, from one spliced
-pan.c (c_runtime/topspin_observe.c):
+Two depth-first searches in real pan, with partial order reduction off, from one spliced pan.c
+(c_runtime/topspin_observe.c):
 
-* the plain pan stores actual states, as SPIN's does, and writes the canonical form of each
-  new state with its depth;
-* the reduced pan stores canonical forms, as the reduced search does, and writes each new one.
+* plain pan stores actual states, as SPIN's pan does, and writes the canonical form of each;
+* the reduced pan makes the reduced search (the one verify runs, without partial order
+  reduction) and writes every canonical form it stores.
 
-When the group acts on the state graph as automorphisms that fix the initial state (what the
-validity check claims) and the canonicaliser gives one form per orbit, an orbit's states all
-lie at the same breadth-first depth, and the reduced search meets each orbit at that depth: so
-the canonical forms plain pan meets at depth d are exactly those the reduced pan stores at
-depth d, depth by depth.  A difference is an orbit the reduced search misses at its depth (or
-stores at another), which is where a wrong symmetry loses states: it is reported with a state
-plain pan reaches there and a trail to it that ``spin -t`` replays.  Agreement is reported as
-what it is: agreement to a depth and a number of states, not a proof.
+When the group acts on the state graph as automorphisms (what the validity check claims) and
+the canonicaliser gives one form per orbit, the reduced search stores exactly one form for each
+orbit of reachable states: so the forms plain pan writes and the forms the reduced pan writes
+must be the same set.  A form plain pan writes that the reduced search never stores is an orbit
+a wrong symmetry lost: it is reported with a state plain pan reaches there and a trail to it
+that ``spin -t`` replays.  Agreement is reported as what it is, not as a proof.
 
-What is compared: the states a depth-first pan stores.  A state inside an atomic sequence or
-a rendezvous handshake is one a depth-first search passes through without storing; both pans
-store it as it is and neither writes it (a breadth-first search stores it, but the group was
-found for the search the user runs).  The canonicaliser is the user's strategy when it is
-exact, else refine's (an approximate one gives an orbit several forms, which would differ
-for no fault of the group).  BUDGET bounds the states plain pan writes: the search stops at the
-first state of a new depth once BUDGET are written, and the depths before it are complete.
+When plain pan's whole search stores more than BUDGET states, both searches are bounded by a
+depth limit -m D and compiled with -DREACH, under which pan stores exactly the states within
+D - 1 steps of the initial state (it searches again from a state it meets at a smaller depth
+than before).  An orbit holds a state within D - 1 steps exactly when the reduced search stores
+its form within D - 1 steps: along a shortest path s0, s1, ..., sk to a state of the orbit, the
+reduced search holds at each depth i a state g(si) of si's orbit, whose successor g(si+1) is in
+the next one (g is an automorphism), and it follows real paths only, so it meets no orbit
+sooner.  (The group need not fix the initial state: SPIN's peterson.pml starts with turn = 0,
+which the swap of the two users renames.)  D doubles from 4 while plain pan's search stays
+within the budget; the check is to the last D within it.
+
+The canonicaliser is the user's strategy when it is exact, else refine's (an approximate one
+gives an orbit several forms, which would differ for no fault of the group).  Depth first, not
+breadth first: pan's breadth-first search stores states inside atomic sequences and rendezvous
+handshakes too, which the depth-first search the group was found for does not, and is not
+breadth first in the strict sense when those block.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import re
 import shlex
 import shutil
 import struct
@@ -39,25 +49,30 @@ from topspin_py import strategies
 from topspin_py.errors import ToolchainError
 from topspin_py.pan import flags as panflags
 from topspin_py.pan import processes, toolchain
+from topspin_py.pan.output import parse_pan_output
 from topspin_py.pan.splice import OBSERVE_MACRO, SYM_MACRO
 
 DEFAULT_BUDGET = 200_000
 CHECK_DIR = "symmetry-check"
 RECORDS = {"plain": "plain.states", "reduced": "reduced.states"}
 TRAIL_SUFFIX = ".symmetry.trail"   # beside the model: model.pml.symmetry.trail
-# Defines that choose another search or storage than the check's full-state breadth-first one.
+# Defines that choose another search or storage than the check's full-state ones.
 _SEARCH_DEFINES = frozenset({"BFS", "BFS_PAR", "NCORE", "BITSTATE", "MA", "COLLAPSE", "HC", "HC0", "HC1", "HC2",
                              "HC3", "HC4", "NP", "REACH", "NOREDUCE", "SYNC", "SDUMP", "SVDUMP", "BCS"})
 
 
+class CheckUnavailable(Exception):
+    """The check cannot give an answer on this model (SPIN refuses the pan it needs)."""
+
+
 @dataclass(frozen=True)
 class Difference:
-    """The first depth where the two searches differ, and a state that shows it."""
+    """Orbits the two searches disagree on, and a state that shows one."""
 
-    depth: int
-    missing: int            # canonical forms plain pan meets at this depth, the reduced pan not
-    extra: int              # stored by the reduced pan at this depth, met by plain pan elsewhere
-    trail: str | None       # a trail to a state of the difference
+    missing: int            # forms plain pan writes that the reduced search never stores
+    extra: int              # forms the reduced search stores that plain pan never writes
+    depth: int | None       # the depth at which plain pan first stored the state shown (missing)
+    trail: str | None       # a trail to that state
     replay: str | None      # the spin command that replays it
     state: str | None       # that state as spin prints it at the end of the replay
     from_plain: bool        # the trail is plain pan's (a missing orbit) or the reduced pan's
@@ -68,11 +83,11 @@ class SymmetryCheck:
     """What ``--check-symmetry`` found (module docstring)."""
 
     budget: int
-    depth: int              # depths 0 .. depth were compared (-1: none)
-    complete: bool          # plain pan's search ended within the budget: every depth compared
-    plain_states: int       # states plain pan met at those depths
+    depth: int              # every state within this many steps was compared (D - 1)
+    complete: bool          # plain pan met every reachable state: no depth limit cut it
+    plain_states: int       # states plain pan stored
     orbits: int             # their distinct canonical forms
-    reduced_states: int     # states the reduced pan stored at those depths
+    reduced_states: int     # states (forms) the reduced search stored
     strategy: str           # whose canonicaliser
     seconds: float
     difference: Difference | None = None
@@ -82,28 +97,27 @@ class SymmetryCheck:
         return self.difference is None
 
     def as_json(self) -> dict:
-        return {"summary": self.describe(), "budget": self.budget, "depth": self.depth, "complete": self.complete,
-                "plain_states": self.plain_states, "orbits": self.orbits,
+        d = self.difference
+        return {"summary": self.describe(), "budget": self.budget, "depth": self.depth,
+                "complete": self.complete, "plain_states": self.plain_states, "orbits": self.orbits,
                 "reduced_states": self.reduced_states, "strategy": self.strategy,
                 "seconds": round(self.seconds, 3), "agrees": self.agrees,
-                "difference": None if self.difference is None else {
-                    "depth": self.difference.depth, "missing": self.difference.missing,
-                    "extra": self.difference.extra, "trail": self.difference.trail,
-                    "replay": self.difference.replay, "state": self.difference.state,
-                    "trail_of": "plain" if self.difference.from_plain else "reduced"}}
+                "difference": None if d is None else {
+                    "missing": d.missing, "extra": d.extra, "depth": d.depth, "trail": d.trail,
+                    "replay": d.replay, "state": d.state, "trail_of": "plain" if d.from_plain else "reduced"}}
 
     def describe(self) -> str:
-        reach = (f"every state ({self.plain_states:,}, depth {self.depth})" if self.complete
-                 else f"to depth {self.depth}, {self.plain_states:,} states (budget {self.budget:,})")
+        met = (f"plain pan met every state ({self.plain_states:,})" if self.complete
+               else f"plain pan met every state within {self.depth} steps ({self.plain_states:,}; budget "
+                    f"{self.budget:,})")
         if self.difference is None:
-            return (f"no difference: breadth-first {reach}, {self.orbits:,} orbits met by plain pan = "
-                    f"{self.reduced_states:,} states stored reduced ({self.strategy}); a check, not a proof")
+            return (f"no difference: {met}; the reduced search ({self.strategy}) stored exactly their "
+                    f"{self.orbits:,} orbits; a check, not a proof")
         d = self.difference
-        what = (f"{d.missing} orbit(s) plain pan meets at depth {d.depth} are not stored by the reduced "
-                f"search there" if d.missing else
-                f"the reduced search stores {d.extra} state(s) at depth {d.depth} that plain pan meets at "
-                f"another depth")
-        return f"DIFFERENCE: {what} (breadth-first {reach}): the symmetry is not one of the model's"
+        what = (f"{d.missing} orbit(s) of states plain pan meets are never stored by the reduced search "
+                f"(the state shown: depth {d.depth})" if d.missing else
+                f"the reduced search stores {d.extra} form(s) of no state plain pan meets")
+        return f"DIFFERENCE: {what} ({met}): the symmetry is not one of the model's"
 
 
 def check_symmetry(build, workdir: Path, budget: int, optimisation: str, ran, note) -> SymmetryCheck:
@@ -123,119 +137,151 @@ def check_symmetry(build, workdir: Path, budget: int, optimisation: str, ran, no
     for path in workdir.glob("pan.[chbmpt]"):
         shutil.copy(path, directory / path.name)
     flags = _check_flags(build.compile_flags)
-    write_canonicaliser(directory, group, strategy, flags, GENERATED_C)
-    binaries = {}
-    for name, macros in (("plain", []), ("reduced", [f"-D{SYM_MACRO}"])):
-        command = toolchain.compile_command(build.tools, [*flags, *macros], optimisation, f"pan_{name}")
-        ran(command)
-        binaries[name] = toolchain.compile_pan(build.tools, [*flags, *macros], directory, optimisation,
-                                               f"pan_{name}")
-    args = _pan_args(build.pan_args, budget)
-    depths: dict[str, dict[int, set[bytes]]] = {}
-    complete: dict[str, int | None] = {}
-    for name, binary in binaries.items():
-        _run(binary, args, directory, {"TOPSPIN_OBSERVE_FILE": RECORDS[name],
-                                       "TOPSPIN_OBSERVE_BUDGET": str(budget)}, ran)
-        depths[name], stopped_at = _read_records(directory / RECORDS[name])
-        # stopped at the first state of depth m: every depth before it is complete
-        complete[name] = None if stopped_at is None else stopped_at - 1
-    plain, reduced = depths["plain"], depths["reduced"]
-    # A search that ended wrote every depth: compare as deep as either went.
-    deepest = max(max(plain, default=-1), max(reduced, default=-1))
-    last = min(deepest if through is None else through for through in complete.values())
+    claim = _claim_args(build.pan_args)
+
+    def pans(extra: list[str], suffix: str) -> dict[str, Path]:
+        return {name: _compile(build, directory, [*flags, *extra, *macros], optimisation, f"pan_{name}{suffix}", ran)
+                for name, macros in (("plain", []), ("reduced", [f"-D{SYM_MACRO}"]))}
+
+    with _spin_refusals():
+        write_canonicaliser(directory, group, strategy, flags, GENERATED_C)
+        binaries = pans([], "")
+    # Every state, when plain pan's whole search fits the budget.
+    output = _search(binaries["plain"], claim, _DEPTH_LIMIT, directory, RECORDS["plain"], budget, ran)
+    plain, stopped = _read_records(directory / RECORDS["plain"])
+    report = parse_pan_output(output)
+    complete = not stopped and not report.depth_limit_hit
+    if complete:
+        limit, plain_states = _DEPTH_LIMIT, int(report.states_stored or 0)
+    else:   # else every state within the deepest depth limit whose search fits it (-DREACH)
+        with _spin_refusals():
+            binaries = pans(["-DREACH"], "_reach")
+        plain, limit, plain_states = _plain_within_budget(binaries["plain"], claim, directory, budget, ran)
+    _search(binaries["reduced"], claim, limit, directory, RECORDS["reduced"], None, ran)
+    reduced, _ = _read_records(directory / RECORDS["reduced"])
+    missing = {form: min(depths) for form, depths in plain.items() if form not in reduced}
+    extra = set(reduced) - set(plain)
     difference = None
-    for depth in range(last + 1):
-        missing = plain.get(depth, set()) - reduced.get(depth, set())
-        extra = reduced.get(depth, set()) - plain.get(depth, set())
-        if missing or extra:
-            difference = _show_difference(build, directory, binaries, args, depth, missing, extra, ran)
-            break
-    compared = range(last + 1)
+    if missing or extra:
+        difference = _show_difference(build, directory, binaries, claim, limit, missing, extra, ran)
     return SymmetryCheck(
-        budget=budget, depth=last, complete=all(through is None for through in complete.values()),
-        plain_states=_count(directory, "plain", last), orbits=sum(len(plain.get(d, ())) for d in compared),
-        reduced_states=sum(len(reduced.get(d, ())) for d in compared), strategy=strategy,
-        seconds=time.monotonic() - started, difference=difference)
+        budget=budget, depth=max((min(d) for d in plain.values()), default=0) if complete else limit - 1,
+        complete=complete, plain_states=plain_states, orbits=len(plain), reduced_states=len(reduced),
+        strategy=strategy, seconds=time.monotonic() - started, difference=difference)
+
+
+# The depth limit of a search meant to meet every state: pan allocates a stack of -m frames.
+_DEPTH_LIMIT = 1_000_000
+_FIRST_LIMIT = 4    # the first depth limit of a search within a depth; it doubles
+
+
+def _plain_within_budget(binary: Path, claim: list[str], directory: Path, budget: int,
+                         ran) -> tuple[dict[bytes, list[int]], int, int]:
+    """Plain pan's forms within the deepest limit -m D whose search (-DREACH) stores at most
+    ``budget`` states, D doubling from 4, and how many states that search stored, as pan counts
+    them.  The first limit is searched whatever the budget."""
+    limit, kept = _FIRST_LIMIT, None
+    while True:
+        output = _search(binary, claim, limit, directory, RECORDS["plain"], budget if kept else None, ran)
+        records, stopped = _read_records(directory / RECORDS["plain"])
+        if stopped or limit >= _DEPTH_LIMIT:   # over the budget: the last limit within it stands
+            assert kept is not None
+            return kept
+        kept = (records, limit, int(parse_pan_output(output).states_stored or 0))
+        limit *= 2
+
+
+@contextlib.contextmanager
+def _spin_refusals():
+    """SPIN's own #error in pan.h or pan.c for the check's flags (a breadth-first search of a
+    model with hidden variables, say) becomes CheckUnavailable, with SPIN's words."""
+    try:
+        yield
+    except ToolchainError as error:   # (LayoutError is one: pan.h read with gcc -E)
+        refusal = re.search(r"#error\s+(.*)", error.detail or "")
+        if refusal is None:
+            raise
+        raise CheckUnavailable(f"SPIN's pan refuses the search it needs: {refusal.group(1).strip()}") from None
+
+
+def _compile(build, directory: Path, flags: list[str], optimisation: str, output: str, ran) -> Path:
+    ran(toolchain.compile_command(build.tools, flags, optimisation, output))
+    return toolchain.compile_pan(build.tools, flags, directory, optimisation, output)
 
 
 def _check_flags(compile_flags: list[str]) -> list[str]:
     """The build's -D flags without those that choose a search or a storage, plus the check's
-    breadth-first full-state search without partial order reduction."""
+    full-state search without partial order reduction (module docstring)."""
     kept = [flag for flag in compile_flags
             if not (flag.startswith("-D") and panflags.define_name(flag[2:]) in _SEARCH_DEFINES)
-            and flag not in (f"-D{SYM_MACRO}",)]
-    return [*kept, "-DBFS", "-DNOREDUCE", f"-D{OBSERVE_MACRO}"]
+            and flag != f"-D{SYM_MACRO}"]
+    return [*kept, "-DNOREDUCE", f"-D{OBSERVE_MACRO}"]
 
 
-def _pan_args(pan_args: list[str], budget: int) -> list[str]:
-    """The search's claim (-N) and memory options, on past errors (-c0: an error is no reason
-    to stop comparing), no report of unreached code, and a depth limit the budget cannot reach
-    (each depth of a breadth-first search holds at least one new state)."""
+def _claim_args(pan_args: list[str]) -> list[str]:
+    """The claim the search checks (-N), which the group was found for."""
     kept = []
     words = list(pan_args)
     while words:
         word = words.pop(0)
         if word == "-N" and words:
             kept += [word, words.pop(0)]
-        elif word.startswith(("-N", "-w")):
+        elif word.startswith("-N"):
             kept.append(word)
-    return [*kept, "-c0", "-n", f"-m{budget + 10}"]
+    return kept
 
 
 def _run(binary: Path, args: list[str], directory: Path, env: dict[str, str], ran) -> str:
     ran(["env", *(f"{k}={v}" for k, v in env.items()), f"./{binary.name}", *args])
     completed = processes.run_captured([str(binary), *args], directory, env=env)
     output = completed.stdout + completed.stderr
-    if completed.returncode < 0 or "out of memory" in output:
+    if completed.returncode != 0:
         raise ToolchainError(f"the symmetry check's {binary.name} did not finish "
                              f"(exit status {completed.returncode})", detail=output[-2000:] or None,
                              hint="give a smaller budget: --check-symmetry=BUDGET")
     return output
 
 
-def _read_records(path: Path) -> tuple[dict[int, set[bytes]], int | None]:
-    """depth -> the state vectors (canonical forms) written at that depth, and the depth the
-    budget stopped the search at (None: it searched everything)."""
-    found: dict[int, set[bytes]] = {}
+def _search(binary: Path, claim: list[str], limit: int, directory: Path, records: str, budget: int | None,
+            ran) -> str:
+    """One search to the depth limit ``limit``, on past errors, its forms written to ``records``."""
+    env = {"TOPSPIN_OBSERVE_FILE": records}
+    if budget is not None:
+        env["TOPSPIN_OBSERVE_BUDGET"] = str(budget)
+    return _run(binary, [*claim, "-c0", "-n", f"-m{limit}"], directory, env, ran)
+
+
+def _read_records(path: Path) -> tuple[dict[bytes, list[int]], bool]:
+    """Each form written, with the depths it was written at (one per state of its orbit that
+    was stored, or stored again nearer the initial state), and whether a budget stopped the
+    search."""
+    forms: dict[bytes, list[int]] = {}
     data = path.read_bytes() if path.is_file() else b""
     at = 0
     while at < len(data):
         depth, size = struct.unpack_from("=ii", data, at)
         at += 8
         if depth < 0:
-            return found, size   # the mark of a stop: the depth the search stopped at
-        found.setdefault(depth, set()).add(data[at:at + size])
+            return forms, True   # the mark of a stop
+        forms.setdefault(data[at:at + size], []).append(depth)
         at += size
-    return found, None
+    return forms, False
 
 
-def _count(directory: Path, name: str, last: int) -> int:
-    """How many records ``name`` wrote at depths up to ``last`` (repeats included)."""
-    data = (directory / RECORDS[name]).read_bytes()
-    at = count = 0
-    while at < len(data):
-        depth, size = struct.unpack_from("=ii", data, at)
-        if depth < 0:
-            break
-        at += 8 + size
-        count += depth <= last
-    return count
-
-
-def _show_difference(build, directory: Path, binaries: dict[str, Path], args: list[str], depth: int,
-                     missing: set[bytes], extra: set[bytes], ran) -> Difference:
-    """A state of the difference, by a trail to it: the pan that met it runs again and reports
-    an error when it writes it (pan writes the trail)."""
+def _show_difference(build, directory: Path, binaries: dict[str, Path], claim: list[str], limit: int,
+                     missing: dict[bytes, int], extra: set[bytes], ran) -> Difference:
+    """A state of the difference, by a trail to it: the pan that met it runs again, to the same
+    depth limit, and reports an error when it writes it (pan writes its stack as the trail)."""
     from_plain = bool(missing)
-    target = min(missing or extra)
-    binary = binaries["plain" if from_plain else "reduced"]
+    target = min(missing, key=lambda form: (missing[form], form)) if from_plain else min(extra)
     for old in directory.glob("*.trail"):
         old.unlink()
-    _run(binary, [word for word in args if word != "-c0"] + ["-c1"], directory,
-         {"TOPSPIN_OBSERVE_FILE": "target.states", "TOPSPIN_OBSERVE_TARGET": target.hex()}, ran)
+    _run(binaries["plain" if from_plain else "reduced"], [*claim, "-c1", "-n", f"-m{limit}"], directory,
+         {"TOPSPIN_OBSERVE_FILE": os.devnull, "TOPSPIN_OBSERVE_TARGET": target.hex()}, ran)
+    depth = missing.get(target)
     trails = sorted(directory.glob("*.trail"))
     if not trails:
-        return Difference(depth, len(missing), len(extra), None, None, None, from_plain)
+        return Difference(len(missing), len(extra), depth, None, None, None, from_plain)
     kept = build.model.with_name(build.model.name + TRAIL_SUFFIX)
     program = build.desugared or build.model
     try:
@@ -243,7 +289,7 @@ def _show_difference(build, directory: Path, binaries: dict[str, Path], args: li
     except OSError:
         kept = trails[0]
     replay = shlex.join(["spin", *build.replay_args, "-k", str(kept), "-t", "-p", str(program)])
-    return Difference(depth, len(missing), len(extra), str(kept), replay,
+    return Difference(len(missing), len(extra), depth, str(kept), replay,
                       _final_state(build, directory, trails[0]), from_plain)
 
 
