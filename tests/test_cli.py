@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from topspin_py.cli import _attach_option_values
+from topspin_py.cli import _attach_option_values, _spin_style
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -107,6 +107,20 @@ def test_define_attached_or_separate(tmp_path, define):
 def test_attach_option_values():
     assert _attach_option_values(["verify", "--pan", "-m10", "m.pml"]) == ["verify", "--pan=-m10", "m.pml"]
     assert _attach_option_values(["verify", "m.pml", "--", "--pan"]) == ["verify", "m.pml", "--", "--pan"]
+
+
+def test_N_is_spins_claim_file_or_pans_claim_name(tmp_path, monkeypatch):
+    # The rule (cli._claim_option): spin's -N FILE before -run, pan's -N NAME after it; with
+    # no -run, a word that cannot be a claim's name is spin's file, an identifier pan's claim.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claim.pml").write_text("never { skip }\n")
+    assert _spin_style(["verify", "-N", "claim.pml", "m.pml"]) == ["verify", "--spin=-N claim.pml", "m.pml"]
+    assert _spin_style(["verify", "m.pml", "-N", "p1"]) == ["verify", "m.pml", "--pan=-N p1"]
+    assert _spin_style(["verify", "-N", "claim.pml", "-run", "-N", "p1", "m.pml"]) == \
+        ["verify", "--spin=-N claim.pml", "--pan=-N p1", "m.pml"]
+    assert _spin_style(["verify", "-run", "-ltl", "p1", "m.pml"]) == ["verify", "--pan=-N p1", "m.pml"]
+    assert _spin_style(["verify", "--spin", "-N", "claim.pml", "m.pml"]) == ["verify", "--spin=-N claim.pml", "m.pml"]
+    assert _spin_style(["verify", "m.pml", "-Np1"]) == ["verify", "m.pml", "--pan=-Np1"]
 
 
 def test_readable_summary(tmp_path):

@@ -133,6 +133,8 @@ RUNS: dict[str, Run] = {
     "spin `-o6`, `-o7`": Run(spin=("-o6",)),
     # The negated property, as spin -f wants it: a safety claim (accept_all only).
     "spin `-f FORMULA`, `-F FILE`": Run(spin=("-f", "!([] (in_cs <= 1))"), bugs=BOTH),
+    "spin `-N FILE`": Run(spin=("-N", str(REPO / "tests" / "models" / "claims" / "mutual_exclusion.pml")),
+                          bugs=BOTH),
     "spin `-E-IDIR`": Run(spin=("-E-I" + str(REPO / "tests" / "models"),)),
 }
 # -DCHECK and -DVERBOSE print a line per step (slow at -O0 for nothing); -DSFH and -DMURMUR

@@ -61,11 +61,11 @@ from topspin_py.codegen.render import STRATEGIES as CANONICALISERS
 from topspin_py.errors import ToolchainError, UsageError
 from topspin_py.pan import flags as panflags
 from topspin_py.pan import lasso, toolchain
-from topspin_py.pan.claims import accept_labels
+from topspin_py.pan.claims import accept_labels, load_with_claim
+from topspin_py.pan.claims import claims_from_file as claims_from_file_of
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.pan.progress import Progress, ProgressWatcher
 from topspin_py.pan.splice import SYM_MACRO
-from topspin_py.promela import build_model, parse_file
 from topspin_py.promela.model import Model
 from topspin_py.reduce import (
     GENERATED_C,
@@ -137,8 +137,9 @@ class _Request:
     pan_args: list[str]
     spin_options: panflags.SpinOptions
     tools: toolchain.Toolchain
-    loaded: Model        # the model as the symmetry detection reads it (with -f's claim)
-    as_written: Model    # the model as spin is given it (without -f's claim, which spin adds)
+    loaded: Model        # the model as the symmetry detection reads it (with -f's or -N's claim)
+    as_written: Model    # the model as spin is given it (without that claim, which spin adds)
+    claims_from_file: tuple[str, ...] = ()   # pan's names of the claims spin's -N FILE adds
 
 
 @dataclass
@@ -164,12 +165,23 @@ class PanBuild:
     strategy_reason: str | None   # why auto chose it, or why none was used
     symmetry_notes: list[str]     # why the group is smaller than it looks (the summary)
     compile_flags: list[str]      # the -D flags for gcc, without the reduction's own
+    claims_from_file: tuple[str, ...] = ()   # pan's names of the claims of spin's -N FILE
 
     @property
     def replay_args(self) -> list[str]:
-        """spin -t needs what shapes the model and its claim, not -oN (ignored in simulations)."""
-        return [*(f"-D{define}" for define in self.defines),
-                *(word for word in self.spin_options.shown if not re.fullmatch(r"-o\d", word))]
+        """spin -t needs what shapes the model and its claim, not -oN (ignored in simulations).
+        spin -t -N FILE includes FILE from MODEL.nvr, which it writes beside the model: FILE is
+        named as the user gave it when the model is in the current directory, else by its
+        absolute path (_replay_command names the model so too)."""
+        words = [f"-D{define}" for define in self.defines]
+        shown = iter(self.spin_options.shown)
+        for word in shown:
+            if word == "-N":
+                given = next(shown)
+                words += ["-N", given if _in_current_directory(self.model) else str(self.spin_options.claim_file)]
+            elif not re.fullmatch(r"-o\d", word):
+                words.append(word)
+        return words
 
 
 def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Result:
@@ -223,7 +235,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     result.exact = result.exactness in (None, "exact")
     if strategy_warning := strategies.warning(strategy):
         result.warnings.insert(0, strategy_warning)
-    result.claim = _claim_description(search.report.claim, build.context)
+    result.claim = _claim_description(search.report.claim, build)
     result.search = _SEARCH_KINDS[search.report.cycle_search]
     if options.compare and strategy != "none" and not result.interrupted:
         note("running plain SPIN (--strategy none) for the comparison")
@@ -314,17 +326,24 @@ def _read(model_path: str | Path, options: VerifyOptions, reporter: Reporter) ->
     reporter.stage("reading the model", None)
     cpp_flags = spin_options.cpp_flags
     loaded = _load_model(model, defines, cpp_flags)
-    as_written = loaded   # (without -f's claim, which spin adds itself)
-    if spin_options.formula_args:
-        # spin -a -f adds the formula's never claim to the model: the symmetry must see it.
-        claim = toolchain.never_claim_from_ltl(tools, spin_options.formula_args)
-        loaded = _load_model(model, defines, cpp_flags, claim)
+    as_written = loaded   # (without -f's or -N's claim, which spin adds itself)
+    # spin -a -f (or -F) adds the formula's never claim to the model, -N FILE the file's:
+    # the symmetry must see it.
+    claim_text = (toolchain.never_claim_from_ltl(tools, spin_options.formula_args)
+                  if spin_options.formula_args else None)
+    claim_file = spin_options.claim_file
+    claims_from_file: tuple[str, ...] = ()
+    if claim_text is not None or claim_file is not None:
+        loaded = load_with_claim(model, defines, cpp_flags, claim_text=claim_text, claim_file=claim_file)
         if _merged_families(loaded) != _merged_families(as_written):
-            # The formula names a proctype copy (P_1@CS): spin adds its claim to the program
+            # The claim names a proctype copy (P_1@CS): spin adds its claim to the program
             # it is given, so that program must keep the copies as written (copies.py).
             as_written = _load_model(model, defines, cpp_flags, merge=False)
-            loaded = _load_model(model, defines, cpp_flags, claim, merge=False)
-    return _Request(model, defines, pan_args, spin_options, tools, loaded, as_written)
+            loaded = load_with_claim(model, defines, cpp_flags, claim_text=claim_text, claim_file=claim_file,
+                                     merge=False)
+        if claim_file is not None:
+            claims_from_file = claims_from_file_of(loaded, claim_file)
+    return _Request(model, defines, pan_args, spin_options, tools, loaded, as_written, claims_from_file)
 
 
 def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporter: Reporter) -> PanBuild:
@@ -336,10 +355,11 @@ def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporte
     # A model that uses the ref/public extension: spin reads its desugared program.
     source = toolchain.spin_source(model, request.as_written, workdir)
     desugared = _desugared_copy(model) if source != model else None
-    reporter.ran(toolchain.spin_command(tools, source, defines, spin_args=spin_options.args))
+    claim_file = spin_options.claim_file
+    reporter.ran(toolchain.spin_command(tools, source, defines, claim_file, spin_options.args))
     stage("spin -a: translating the model into pan.c", None)
     spin_output = toolchain.generate_pan(tools, source, str(model) if desugared is None else str(source),
-                                         defines, workdir, spin_args=spin_options.args)
+                                         defines, workdir, claim_file, spin_options.args)
     loaded = toolchain.as_checked_by(request.loaded, workdir)   # does this pan reset dead locals?
     # What the model asks pan to check, as spin -run decides it: this needs spin's ltl
     # translations, and it decides which claim and labels constrain the symmetry.
@@ -401,7 +421,9 @@ def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporte
                     desugared=desugared, spin_output=spin_output, spin_options=spin_options,
                     pan_args=pan_args, defines=defines, group=group, strategy=strategy,
                     strategy_reason=strategy_reason, symmetry_notes=symmetry_notes,
-                    compile_flags=list(compile_flags.flags))
+                    compile_flags=list(compile_flags.flags), claims_from_file=request.claims_from_file)
+
+
 
 
 def _name_unnamed_trails(report: PanReport, workdir: Path, defines: list[str], note) -> None:
@@ -486,13 +508,19 @@ _SEARCH_KINDS = {None: "safety", "acceptance": "acceptance cycles, -a",
                  "non-progress": "non-progress cycles, -l"}
 
 
-def _claim_description(claim: str | None, model: Model) -> str | None:
-    """The claim pan reports it checked, for the user: ``ltl p1``, ``never claim never_0``."""
+def _claim_description(claim: str | None, build: PanBuild) -> str | None:
+    """The claim pan reports it checked, for the user: ``ltl p1``, ``never claim never_0``,
+    ``never claim never_0 (spin -N claim.pml)``."""
     if claim is None:
         return None
     if claim == ":np_:":
         return "non-progress claim (-DNP)"
-    return f"ltl {claim}" if claim in model.checked_ltl_names() else f"never claim {claim}"
+    if claim in build.context.checked_ltl_names():
+        return f"ltl {claim}"
+    if claim in build.claims_from_file:
+        shown = build.spin_options.shown
+        return f"never claim {claim} (spin -N {shown[shown.index('-N') + 1]})"
+    return f"never claim {claim}"
 
 
 def _check_reduction_on(report: PanReport, group) -> None:
@@ -573,24 +601,11 @@ def _merged_families(model: Model) -> list[tuple[str, ...]]:
     return [family.members for family in model.copies.families] if model.copies is not None else []
 
 
-def _load_model(model: Path, defines: list[str], cpp_flags: tuple[str, ...] = (),
-                claim: str | None = None, merge: bool = True) -> Model:
+def _load_model(model: Path, defines: list[str], cpp_flags: tuple[str, ...] = (), merge: bool = True) -> Model:
     """Parse the model with our own front end, so syntax errors point into the user's file.
-    The Model feeds the symmetry stage.  ``claim``: a never claim spin adds (-f, -F), read
-    after the model as spin reads it, so that the model's macros apply to it.  ``merge``:
-    whether proctype copies are merged (copies.py)."""
-    if claim is None:
-        return toolchain.load_model_checked(model, defines, cpp_flags, merge)
-    with tempfile.TemporaryDirectory(prefix="topspin-claim-") as name:
-        wrapper = Path(name) / "claim.pml"
-        quoted = str(model.resolve()).replace("\\", "\\\\").replace('"', '\\"')
-        # Messages about the claim's lines (a symmetry it breaks) name it as spin does in
-        # its replays: model.pml.nvr, from line 1.
-        nvr = f"{model.name}.nvr".replace("\\", "\\\\").replace('"', '\\"')
-        wrapper.write_text(f'#include "{quoted}"\n#line 1 "{nvr}"\n{claim}')
-        # After the model, as spin adds it: its never claims come before this one, and this
-        # one before the ltl formulas (pan's default claim is the first; model.keeping_claim).
-        return build_model(parse_file(wrapper, tuple(defines), cpp_flags), str(model), merge)
+    The Model feeds the symmetry stage (with a claim spin adds: claims.load_with_claim).
+    ``merge``: whether proctype copies are merged (copies.py)."""
+    return toolchain.load_model_checked(model, defines, cpp_flags, merge)
 
 
 @contextlib.contextmanager
@@ -886,9 +901,18 @@ def _trail_flag(model: Path, pan_name: str) -> str | None:
 
 
 def _replay_command(model: Path, spin_args: list[str], trail_flags: list[str]) -> str:
-    """``spin [-DN=3 ...] [-f formula] -t -p model``: the options that shape the model and its
-    claim, as the search had them, then the trail."""
-    return shlex.join(["spin", *spin_args, *trail_flags, "-p", str(model)])
+    """``spin [-DN=3 ...] [-f formula | -N FILE] -t -p model``: the options that shape the model
+    and its claim, as the search had them, then the trail.  With -f, -F or -N, spin writes
+    MODEL.nvr beside the model and includes the model from it by the name it was given, which
+    only works from the model's own directory or for an absolute name: the model is named by
+    its absolute path unless it is in the current directory."""
+    adds_claim = any(word in ("-f", "-F", "-N") for word in spin_args)
+    shown = model if not adds_claim or _in_current_directory(model) else model.resolve()
+    return shlex.join(["spin", *spin_args, *trail_flags, "-p", str(shown)])
+
+
+def _in_current_directory(path: Path) -> bool:
+    return path.parent.resolve() == Path.cwd().resolve()
 
 
 def _trail_depth(trail: Path) -> int | None:

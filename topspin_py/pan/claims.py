@@ -3,13 +3,18 @@
 ``spin -a`` writes every never claim and ltl formula of the model into pan.c as a process type
 of its own (``procname[]`` names it, ``Btypes[]`` marks it ``N_CLAIM`` = 1, pan.t holds its
 transitions, ``src_fileK[]`` the file its lines came from), and the ltl formulas' translations
-into ``_spin_nvr.tmp`` in its working directory.  ``spin -a -N claim.pml model.pml`` adds the
-never claim in claim.pml the same way, numbered before the model's own claims.
+into ``_spin_nvr.tmp`` in its working directory.  ``spin -a -N claim.pml model.pml`` and
+``spin -a -f FORMULA model.pml`` add a never claim: spin writes ``model.pml.nvr`` beside the
+model, holding ``#include "model.pml"`` and then ``#include "claim.pml"`` (or the formula's
+translation), and reads that file instead (main.c).  So the model's macros apply to the claim,
+and its never claims come after the model's own and before the ltl formulas (which spin reads
+last) in pan's numbering: :func:`load_with_claim` reads the model so.
 
-Two users:
+Three users:
 
 * ``verify`` asks which accept labels the model has (spin's ``has_accept``), the ones of the ltl
-  translations included, to search for acceptance cycles as ``spin -run`` does;
+  translations included, to search for acceptance cycles as ``spin -run`` does, and reads the
+  model with the claim of spin's -N FILE or -f FORMULA (:func:`load_with_claim`);
 * ``patch`` asks which claims a pan.c was generated with, to restrict the symmetry group to
   them (:func:`model_checked_by`): a claim the model does not hold (``-N claim.pml``) is found
   again from its file and checked against pan.c, or the patch is refused.
@@ -168,18 +173,54 @@ def model_checked_by(pan_dir: Path, model_path: Path, defines: list[str]) -> tup
                          f"{described}; `spin -a -N {claim_file} {model_path}` gives other claims "
                          f"(the file changed since?), so the symmetry cannot be restricted to it",
                          hint=refusal_hint)
-    claim_spec = parse_file(claim_file, tuple(defines))
-    extra = [u for u in claim_spec.units if not isinstance(u, ast.Never)]
-    if extra:
-        raise UsageError(f"{claim_file}: a claim file given with spin -N holds more than never "
-                         "claims; topspin-py cannot tell how it changes the model",
-                         hint=refusal_hint)
-    spec = parse_file(model_path, tuple(defines))
-    # spin reads the -N file first: its claim comes first in pan's numbering.
-    merged = ast.replace(spec, units=[*claim_spec.units, *spec.units])
-    model = build_model(merged, str(model_path), merge=False)
+    # As the user's spin read it: the file as written, proctype copies apart (_load).
+    model = load_with_claim(model_path, defines, claim_file=claim_file, merge=False)
     return model, (f"claims: {', '.join(c.name for c in compiled)} "
                    f"(with the never claim of {claim_file}, checked against pan.c)")
+
+
+def load_with_claim(model_path: Path, defines, cpp_flags: tuple[str, ...] = (), *,
+                    claim_text: str | None = None, claim_file: Path | None = None,
+                    merge: bool = True) -> Model:
+    """The model with the never claim spin adds to it, read as spin reads MODEL.nvr (the module
+    doc): ``claim_text`` is the translation of -f FORMULA or -F FILE, ``claim_file`` the file
+    of -N FILE.  The claim's lines keep their file: a translation's are named MODEL.nvr from
+    line 1, as spin names them in its replays; a claim file's, that file.  ``merge``: whether
+    proctype copies are merged (copies.py).  A claim file that holds no never claim is refused:
+    spin would check no claim of it."""
+    from topspin_py.promela.pragmas import scalarset_pragmas
+
+    assert (claim_text is None) != (claim_file is None)
+    with tempfile.TemporaryDirectory(prefix="topspin-claim-") as name:
+        wrapper = Path(name) / "claim.pml"
+        lines = [f'#include "{_c_string(str(model_path.resolve()))}"']
+        if claim_file is not None:
+            lines.append(f'#include "{_c_string(str(claim_file.resolve()))}"')
+        else:
+            lines += [f'#line 1 "{_c_string(model_path.name + ".nvr")}"', str(claim_text)]
+        wrapper.write_text("\n".join(lines) + "\n")
+        spec = parse_file(wrapper, tuple(defines), cpp_flags)
+    if claim_file is not None:
+        own = str(claim_file.resolve())
+        if not any(isinstance(unit, ast.Never) and unit.pos is not None and unit.pos.file == own
+                   for unit in spec.units):
+            raise UsageError(f"spin -N {claim_file}: the file holds no never claim",
+                             hint="spin's -N FILE takes a file holding a never claim (never { ... })")
+    model = build_model(spec, str(model_path), merge)
+    model.scalarsets = scalarset_pragmas(model_path)   # as load_model reads them
+    return model
+
+
+def claims_from_file(model: Model, claim_file: Path) -> tuple[str, ...]:
+    """pan's names of the never claims ``model`` (load_with_claim's) has from ``claim_file``."""
+    own = str(claim_file.resolve())
+    return tuple(name for unit, name in model.claim_names()
+                 if isinstance(unit, ast.Never) and unit.pos is not None and unit.pos.file == own)
+
+
+def _c_string(text: str) -> str:
+    """``text`` inside a C string literal (an #include's or #line's file name)."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _claims_spin_writes(model_path: Path, model: Model, defines: list[str],

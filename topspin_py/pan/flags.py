@@ -271,13 +271,15 @@ _READING_OPTIONS = {"-o6": "the old rules for priority tags", "-o7": "the old ru
 
 @dataclass(frozen=True)
 class SpinOptions:
-    """spin's own options for ``spin -a``, checked: generation options and a never claim from
-    an LTL formula (-f FORMULA, -F FILE)."""
+    """spin's own options for ``spin -a``, checked: generation options, a never claim from an
+    LTL formula (-f FORMULA, -F FILE) or from a file of its own (-N FILE)."""
 
-    args: tuple[str, ...] = ()           # for spin -a, files made absolute (spin runs elsewhere)
-    shown: tuple[str, ...] = ()          # as the user gave them (for the replay command)
+    args: tuple[str, ...] = ()           # for spin -a, files made absolute (spin runs elsewhere);
+                                         # without -N FILE, which goes as claim_file
+    shown: tuple[str, ...] = ()          # as the user gave them (-N FILE included)
     formula_args: tuple[str, ...] = ()   # ("-f", FORMULA) or ("-F", /abs/FILE), or ()
     cpp_flags: tuple[str, ...] = ()      # -E-Idir's "-I/abs/dir": for our preprocessor as for spin's
+    claim_file: Path | None = None       # -N FILE, absolute: spin -a -N FILE adds its never claim
 
 
 def parse_spin_args(words: tuple[str, ...] | list[str]) -> SpinOptions:
@@ -286,6 +288,7 @@ def parse_spin_args(words: tuple[str, ...] | list[str]) -> SpinOptions:
     shown: list[str] = []
     formula: tuple[str, ...] = ()
     cpp_flags: list[str] = []
+    claim_file: Path | None = None
     items = iter(words)
     for word in items:
         if word.startswith("-E-I") and len(word) > 4:
@@ -320,12 +323,40 @@ def parse_spin_args(words: tuple[str, ...] | list[str]) -> SpinOptions:
                 formula = ("-f", value)
             args.extend(formula)
             shown.extend((word, value))
+        elif word == "-N":
+            value = next(items, None)
+            claim_file = _claim_file(value, claim_file)
+            shown.extend((word, str(value)))
+        elif word.startswith("-N"):
+            # spin's -N ignores the rest of its word and takes the next one as the file
+            raise UsageError(f"spin {word}: spin's -N takes the claim file as the next word",
+                             hint=f"write -N FILE; pan's -N NAME (a claim of the model) is written "
+                                  f"after -run or after MODEL, e.g. -ltl {word[2:]}")
         else:
             raise UsageError(f"spin option '{word}' is not supported by verify",
-                             hint="supported: -o1 ... -o5, -f FORMULA, -F FILE, -E-IDIR (and -D "
-                                  "for the preprocessor); other spin options do not apply to a "
+                             hint="supported: -o1 ... -o5, -f FORMULA, -F FILE, -N FILE, -E-IDIR (and "
+                                  "-D for the preprocessor); other spin options do not apply to a "
                                   "verification")
-    return SpinOptions(tuple(args), tuple(shown), formula, tuple(cpp_flags))
+    if claim_file is not None and formula:
+        # spin -a reads only -f's (or -F's) claim then, and drops -N's without a word (main.c)
+        raise UsageError(f"spin {formula[0]} and -N FILE each give the never claim, and spin would "
+                         "use only the formula's", hint="give one of -f FORMULA, -F FILE, -N FILE")
+    return SpinOptions(tuple(args), tuple(shown), formula, tuple(cpp_flags), claim_file)
+
+
+def _claim_file(value: str | None, earlier: Path | None) -> Path:
+    """spin's ``-N FILE``: a file holding a never claim, which spin -a adds to the model."""
+    if value is None:
+        raise UsageError("spin -N needs a file", hint="-N FILE: a file holding a never claim")
+    if earlier is not None:
+        raise UsageError("give spin's -N FILE once: spin reads one claim file")
+    path = Path(value)
+    if not path.is_file():
+        raise UsageError(f"spin -N: claim file not found: {value}",
+                         hint="spin's -N FILE takes a file holding a never claim; pan's -N NAME, "
+                              "which selects one of the model's claims, is written after -run or "
+                              "after MODEL (or as -ltl NAME)")
+    return path.resolve()
 
 
 # spin -run's shorthands (spin 6.5.2, main.c, pats[]): each becomes a -D for pan's build.
