@@ -183,6 +183,8 @@ def _run_verify(args: argparse.Namespace) -> int:
         print(f"{args.model}: error: {result.disagreement}", file=sys.stderr)
     if result.por_disagreement is not None:
         print(f"{args.model}: error: --cross-check: {result.por_disagreement}", file=sys.stderr)
+    if result.por_missed_by_spin is not None:
+        print(f"{args.model}: warning: --cross-check: {result.por_missed_by_spin}", file=sys.stderr)
     if result.interrupted:
         print("topspin-py: interrupted: " + (
             "pan stopped, and the statistics shown are those it had so far" if not result.complete

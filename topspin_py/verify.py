@@ -32,9 +32,16 @@ Policies decided here (each documented where it is applied):
   ToolchainErrors whose hint names the flag to pass.
 * --compare: a plain run too; when the verdicts differ, ``Result.disagreement`` says how and
   the exit status is 2 (result.py).
+* SPIN's partial order reduction where SPIN says it is not compatible with the model (pan.c's
+  "#warning p.o. reduction not compatible with remote varrefs (use -DNOREDUCE)", read from the
+  preprocessor, not a compilation: _spin_por_incompatibilities): "no errors" must mean no
+  errors, so verify compiles with -DNOREDUCE and says so (a note, Result.warnings,
+  por_turned_off).  SPIN's other #warnings that gcc gives reach the user too (a note,
+  Result.warnings).
 * --cross-check: the same search once more, same strategy, with partial order reduction
-  switched the other way (-DNOREDUCE added, or taken away when given; _cross_check); verdicts
-  that differ on whether there are errors make the exit status 2 (result.py).
+  switched the other way (-DNOREDUCE added, or taken away when given; kept on where verify
+  turned it off for SPIN's warning: _cross_check); verdicts that differ on whether there are
+  errors make the exit status 2 (result.py), unless SPIN's warning explains them.
 * Ctrl-C while pan runs: pan prints its statistics so far (toolchain.run_pan); with
   ``partial_on_interrupt`` they become a Result marked ``interrupted`` (exit status 130), with
   no rerun and no plain run after it.  Otherwise, and for Ctrl-C at any other moment or
@@ -76,7 +83,7 @@ from topspin_py.reduce import (
     strategy_choice,
     write_canonicaliser,
 )
-from topspin_py.result import PlainRun, PorRun, Result
+from topspin_py.result import PlainRun, PorRun, Result, por_off_note
 from topspin_py.symmetry.detect import Group
 
 # "auto" picks the fastest exact strategy the group allows (reduce.strategy_choice).  The
@@ -106,6 +113,8 @@ class VerifyOptions:
     optimisation: str = "-O2"            # gcc's -O level for pan.c
     partial_on_interrupt: bool = False   # Ctrl-C during pan: return its statistics so far as an
                                          # interrupted Result, not KeyboardInterrupt (the CLI)
+    keep_por: bool = False               # keep partial order reduction where SPIN says it is not
+                                         # compatible with the model (--cross-check's other run)
 
 
 @dataclass
@@ -117,6 +126,13 @@ class Reporter:
     detail: Callable[[str], None]
     stage: Callable[[str, int | None], None]
     commands: list[str] = dataclasses.field(default_factory=list)
+    compile_warnings: list[str] = dataclasses.field(default_factory=list)   # SPIN's #warnings gcc gave
+
+    def compile_warning(self, text: str) -> None:
+        """A #warning of pan's sources that gcc gave: shown once, and kept for the Result."""
+        if text not in self.compile_warnings:
+            self.compile_warnings.append(text)
+            self.note(f"gcc: {text}")
 
     @classmethod
     def of(cls, options: VerifyOptions) -> Reporter:
@@ -166,6 +182,10 @@ class PanBuild:
     symmetry_notes: list[str]     # why the group is smaller than it looks (the summary)
     compile_flags: list[str]      # the -D flags for gcc, without the reduction's own
     claims_from_file: tuple[str, ...] = ()   # pan's names of the claims of spin's -N FILE
+    # SPIN's own words that its partial order reduction is not compatible with the model
+    # (flags.por_incompatibilities), and whether verify added -DNOREDUCE for them.
+    por_incompatible: tuple[str, ...] = ()
+    por_turned_off: bool = False
 
     @property
     def replay_args(self) -> list[str]:
@@ -211,7 +231,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
                 and not search.interrupted and options.save_trails):
             assert group is not None
             lassos = _unroll_lassos(binary, search, workdir, group, flags, build.tools,
-                                    reporter.ran, reporter.stage)
+                                    reporter.ran, reporter.stage, reporter.compile_warning)
             for failed in (item for item in lassos if item.outcome == "failed"):
                 note(f"lasso: {failed.describe()}")
         trails = (save_trails(search.report, workdir, model, options.keep_dir, build.replay_args,
@@ -233,8 +253,12 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     result.strategy_reason = build.strategy_reason
     result.exactness = strategies.exactness(strategy)
     result.exact = result.exactness in (None, "exact")
-    if strategy_warning := strategies.warning(strategy):
-        result.warnings.insert(0, strategy_warning)
+    result.por_incompatible = list(build.por_incompatible)
+    result.por_turned_off = build.por_turned_off
+    # Ours first (the strategy's warning, the partial order reduction we turned off), then
+    # pan's, as it printed them, then SPIN's #warnings that gcc gave.
+    result.warnings[:0] = [warning for warning in (strategies.warning(strategy), result.por_note) if warning]
+    result.warnings += [text for text in reporter.compile_warnings if text not in result.warnings]
     result.claim = _claim_description(search.report.claim, build)
     result.search = _SEARCH_KINDS[search.report.cycle_search]
     if options.compare and strategy != "none" and not result.interrupted:
@@ -253,7 +277,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
                                 plain.elapsed_s, plain.memory_mb)
     if options.cross_check and not result.interrupted:
         try:
-            result.cross_check = _cross_check(model, options, note)
+            result.cross_check = _cross_check(model, options, note, result)
         except KeyboardInterrupt:
             if not options.partial_on_interrupt:
                 raise
@@ -287,7 +311,7 @@ def compile_build(build: PanBuild, workdir: Path, reporter: Reporter, extra_flag
                         + (f"; auto chose it: {build.strategy_reason}" if build.strategy_reason else ""))
     reporter.ran(toolchain.compile_command(build.tools, flags, optimisation))
     reporter.stage(f"gcc {optimisation}: compiling pan.c", None)
-    return toolchain.compile_pan(build.tools, flags, workdir, optimisation), flags
+    return toolchain.compile_pan(build.tools, flags, workdir, optimisation, on_warning=reporter.compile_warning), flags
 
 
 def check_report(build: PanBuild, report: PanReport) -> None:
@@ -366,6 +390,17 @@ def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporte
     choice = panflags.choose_search(request.pan_args, defines, accept_labels(loaded, workdir), options.safety)
     (note if choice.notable else detail)(choice.reason)
     pan_args = list(choice.pan_args)
+    por_incompatible = _spin_por_incompatibilities(tools, defines, pan_args, workdir)
+    por_turned_off = False
+    if por_incompatible and "NOREDUCE" not in {panflags.define_name(define) for define in defines}:
+        if options.keep_por:
+            note("partial order reduction kept on for the comparison, although SPIN says it is not "
+                 "compatible with this model: " + "; ".join(por_incompatible))
+        else:
+            # "no errors" must mean no errors: SPIN's reduction would miss them here.
+            note(por_off_note(por_incompatible))
+            defines.append("NOREDUCE")
+            por_turned_off = True
     group = None
     strategy = "none"
     strategy_reason: str | None = None   # why auto chose it, or why none was used
@@ -421,9 +456,25 @@ def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporte
                     desugared=desugared, spin_output=spin_output, spin_options=spin_options,
                     pan_args=pan_args, defines=defines, group=group, strategy=strategy,
                     strategy_reason=strategy_reason, symmetry_notes=symmetry_notes,
-                    compile_flags=list(compile_flags.flags), claims_from_file=request.claims_from_file)
+                    compile_flags=list(compile_flags.flags), claims_from_file=request.claims_from_file,
+                    por_incompatible=tuple(por_incompatible), por_turned_off=por_turned_off)
 
 
+
+
+def _spin_por_incompatibilities(tools: toolchain.Toolchain, defines: list[str], pan_args: list[str],
+                                workdir: Path) -> list[str]:
+    """SPIN's own words, in the pan.c of ``workdir``, that its partial order reduction is not
+    compatible with the model (flags.por_incompatibilities): the #warning and #error lines
+    that the preprocessor reaches with the search's flags, -DNOREDUCE taken away (whether the
+    user gave it or not, so that --cross-check can say why the verdicts differ).  One run of
+    the preprocessor, not of the compiler."""
+    with_por = [define for define in defines if panflags.define_name(define) != "NOREDUCE"]
+    sources = [path.read_text(errors="replace") for path in workdir.glob("pan.[chbmpt]")]
+    pan_h = (workdir / "pan.h").read_text(errors="replace")
+    flags = panflags.choose_compile_flags(with_por, pan_args, panflags.pan_h_declares_claim(pan_h),
+                                          panflags.pan_option_names(sources)).flags
+    return panflags.por_incompatibilities(toolchain.preprocessor_diagnostics(tools, flags, workdir))
 
 
 def _name_unnamed_trails(report: PanReport, workdir: Path, defines: list[str], note) -> None:
@@ -442,7 +493,7 @@ def _name_unnamed_trails(report: PanReport, workdir: Path, defines: list[str], n
 
 
 def _unroll_lassos(binary: Path, search: _Search, workdir: Path, group: Group, flags: list[str],
-                   tools, ran, stage) -> list[lasso.Lasso]:
+                   tools, ran, stage, on_warning) -> list[lasso.Lasso]:
     """Every trail of ``search`` that ends in a cycle, made a real lasso where pan closed the
     cycle only up to a symmetry (pan/lasso.py), before the trails are copied to the user.
     A canonicaliser that does not give its elements gets a second pan, with refine's."""
@@ -463,7 +514,7 @@ def _unroll_lassos(binary: Path, search: _Search, workdir: Path, group: Group, f
         write_canonicaliser(workdir, group, "refine", own, lasso.LASSO_CANONICALISER)
         lasso_flags = [*flags, f'-DTOPSPIN_SYM_FILE="{lasso.LASSO_CANONICALISER}"']
         ran(toolchain.compile_command(tools, lasso_flags, "-O0", lasso.LASSO_BINARY))
-        unrolling = toolchain.compile_pan(tools, lasso_flags, workdir, "-O0", lasso.LASSO_BINARY)
+        unrolling = toolchain.compile_pan(tools, lasso_flags, workdir, "-O0", lasso.LASSO_BINARY, on_warning)
         ran(["env", f"{lasso.LASSO_ENV}={name}", f"./{unrolling.name}", *search.args])
         lassos.append(lasso.unroll(unrolling, search.args, workdir, trail))
     return lassos
@@ -486,22 +537,26 @@ def _refuse_cross_check(options: VerifyOptions) -> None:
                          "reduction to compare", hint="drop --cross-check, or -DBFS or -DBITSTATE")
 
 
-def _cross_check(model: Path, options: VerifyOptions, note: Callable[[str], None]) -> PorRun:
+def _cross_check(model: Path, options: VerifyOptions, note: Callable[[str], None], reported: Result) -> PorRun:
     """The search of ``options`` once more with partial order reduction switched the other way
     (_por_switched).  Same strategy, claim and pan arguments; no trail (the reported run's
-    stays), no --compare."""
+    stays), no --compare.  When the reported run had none because verify turned it off (SPIN
+    says it is not compatible with the model), the other run keeps it, so that the comparison
+    shows what SPIN's reduction would have given."""
     defines = list(options.defines)
     other = _por_switched(defines)
-    switched = "without -DNOREDUCE" if len(other) < len(defines) else "with -DNOREDUCE"
-    note(f"--cross-check: verifying again {switched}")
+    if reported.por_turned_off:
+        other = [define for define in defines if panflags.define_name(define) != "NOREDUCE"]
+    with_por = "NOREDUCE" not in {panflags.define_name(define) for define in other}
+    note(f"--cross-check: verifying again {'without' if with_por else 'with'} -DNOREDUCE")
     run = verify(model, dataclasses.replace(options, defines=tuple(other), compare=False, cross_check=False,
                                             keep_dir=None, save_trails=False, on_progress=None,
-                                            partial_on_interrupt=False))
+                                            partial_on_interrupt=False, keep_por=with_por))
     return PorRun(partial_order_reduction=run.partial_order_reduction, defines=run.defines,
                   states_stored=run.states_stored, transitions=run.transitions, errors=run.errors,
                   first_error=run.error_messages[0] if run.error_messages else None,
                   complete=run.complete, incomplete_reason=run.incomplete_reason,
-                  elapsed_s=run.elapsed_s)
+                  elapsed_s=run.elapsed_s, por_incompatible=list(run.por_incompatible))
 
 
 _SEARCH_KINDS = {None: "safety", "acceptance": "acceptance cycles, -a",

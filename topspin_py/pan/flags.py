@@ -111,6 +111,19 @@ def _safety_decision(names: set[str], pan_args, model_has_claim: bool) -> tuple[
     return True, "added -DSAFETY: no claim and no cycle search (-a/-l/-f)"
 
 
+def por_incompatibilities(diagnostics) -> list[str]:
+    """SPIN's own words that its partial order reduction is not compatible with the model:
+    the #warning and #error lines of pan.c and pan.h (toolchain.preprocessor_diagnostics,
+    with the flags the search has, -DNOREDUCE taken away) that ask for -DNOREDUCE.  In SPIN
+    6.5.2 that is ``p.o. reduction not compatible with remote varrefs (use -DNOREDUCE)``:
+    pan keeps its reduction on then, and a process's step that writes a local variable
+    another process reads by a remote reference (``P[0]:x``) counts as independent of that
+    read, so errors are missed (tests/models/por_remote_ref.pml).  For enabled(),
+    pc_value(), priorities, _last and an else beside i/o pan.h defines NOREDUCE itself, so
+    their #errors are never reached."""
+    return [str(diagnostic) for diagnostic in diagnostics if "-DNOREDUCE" in diagnostic.text]
+
+
 # Storage modes that may lose states to hash collisions: a "complete" search under them has
 # visited every state it stored, not necessarily every reachable state.
 _APPROXIMATE_STORAGE = {"BITSTATE", "HC", "HC0", "HC1", "HC2", "HC3", "HC4"}

@@ -284,9 +284,12 @@ def compile_command(toolchain: Toolchain, flags: list[str] | tuple[str, ...],
 
 
 def compile_pan(toolchain: Toolchain, flags, workdir: Path, optimisation: str = "-O2",
-                output: str = "pan") -> Path:
+                output: str = "pan", on_warning: Callable[[str], None] | None = None) -> Path:
     """$CC -O2 <flags> $CFLAGS -o pan pan.c, in workdir (-O0 compiles a large pan.c several
-    times faster, for a pan that runs slower).  Returns the binary (``output``)."""
+    times faster, for a pan that runs slower).  Returns the binary (``output``).  SPIN's own
+    compile-time warnings, the ``#warning`` lines of pan.c and pan.h that these flags reach
+    (``p.o. reduction not compatible with remote varrefs (use -DNOREDUCE)``, ``-DREACH is
+    voided by -DBITSTATE``, ...), go to ``on_warning``, each once, as ``pan.c: #warning TEXT``."""
     command = compile_command(toolchain, flags, optimisation, output)
     completed = _run(command, workdir, command[0])
     if completed.returncode != 0:
@@ -296,7 +299,50 @@ def compile_pan(toolchain: Toolchain, flags, workdir: Path, optimisation: str = 
             detail=_tail(output, 40) + "\ncommand: " + shlex.join(command),
             hint="check the -D flags (a misspelt or conflicting pan option is the usual cause) "
                  "and $CC / $CFLAGS; --keep DIR keeps pan.c for a closer look")
+    if on_warning is not None:
+        for diagnostic in cpp_diagnostics(completed.stdout + completed.stderr):
+            on_warning(str(diagnostic))
     return workdir / output
+
+
+@dataclass(frozen=True)
+class CppDiagnostic:
+    """A ``#warning`` or ``#error`` line of SPIN's that the preprocessor reached."""
+
+    file: str        # pan.c, pan.h, ...: as the compiler names it
+    kind: str        # "warning" or "error"
+    text: str        # "p.o. reduction not compatible with remote varrefs (use -DNOREDUCE)"
+
+    def __str__(self) -> str:
+        return f"{self.file}: #{self.kind} {self.text}"
+
+
+# gcc:   pan.c:9517:10: warning: #warning p.o. reduction not compatible ... [-Wcpp]
+# clang: pan.c:9517:3: warning: p.o. reduction not compatible ... [-W#warnings]
+#        pan.h:12:3: error: cannot combine -DHC and -DBITSTATE   (gcc: "error: #error ...")
+_CPP_DIAGNOSTIC = re.compile(r"^(?P<file>[^:\s]+):\d+:\d+: (?P<kind>warning|error): (?:#(?:warning|error) )?"
+                             r"(?P<text>.*?)(?: \[-W(?:cpp|#warnings)\])?$", re.M)
+
+
+def cpp_diagnostics(output: str) -> list[CppDiagnostic]:
+    """The #warning and #error lines of pan's sources that the compiler's ``output`` reports,
+    each once (the compiler's other warnings are not SPIN's words, and are left out)."""
+    found = []
+    for match in _CPP_DIAGNOSTIC.finditer(output):
+        line = match.group(0)
+        if "#warning" in line or "#error" in line or "[-W#warnings]" in line:
+            found.append(CppDiagnostic(Path(match.group("file")).name, match.group("kind"), match.group("text")))
+    return list(dict.fromkeys(found))
+
+
+def preprocessor_diagnostics(toolchain: Toolchain, flags, workdir: Path) -> list[CppDiagnostic]:
+    """The #warning and #error lines of the pan.c in workdir that $CC's preprocessor reaches
+    with these flags: what gcc would say of them, at the cost of ``$CC -E`` (tens of ms), not of
+    a compilation."""
+    cc, cflags = _compiler(toolchain)
+    command = [*cc, "-E", *flags, *cflags, "-o", os.devnull, "pan.c"]
+    completed = _run(command, workdir, command[0])
+    return cpp_diagnostics(completed.stdout + completed.stderr)
 
 
 def run_pan(binary: Path, args, workdir: Path,
