@@ -82,8 +82,8 @@ def _add_verify(commands) -> None:
                     "  topspin-py verify -o3 -f '![] p' -run -a -DNOREDUCE m.pml\n"
                     "with spin -run's defaults: -l compiles with -DNP, -i with -DREACH, a model with\n"
                     "accept labels is searched with -a, -DNP with -l; spin -run's shorthands -safety,\n"
-                    "-noreduce, -bfs, -bitstate, -collapse, -hc, -noclaim, -np become -D flags,\n"
-                    "-ltl NAME is -N NAME, -O0...-O3 is --gcc-opt. Words before -run are spin's\n"
+                    "-noreduce, -bfs, -bitstate, -collapse, -hc, -noclaim, -np, -permuted become -D\n"
+                    "flags, -ltl NAME is -N NAME, -O0...-O3 is --gcc-opt. Words before -run are spin's\n"
                     "own options: -o1...-o5, -f FORMULA, -F FILE (a never claim from an LTL formula),\n"
                     "-N FILE (a never claim in a file of its own; the symmetry detection sees either\n"
                     "claim), -E-IDIR (an include directory for the preprocessor); -o1...-o5, -F and\n"
@@ -93,6 +93,9 @@ def _add_verify(commands) -> None:
                     "after it; with no -run, -N claim.pml (no claim's name: not an identifier) is\n"
                     "spin's, -N p1 pan's, and an identifier that names a file here too is refused\n"
                     "(write --spin '-N p1' for the file, -ltl p1 for the claim).\n"
+                    "Arguments pan would drop or read otherwise are refused (-abc, -m without a\n"
+                    "number, a word after the options, -N twice, a -D that neither the model nor\n"
+                    "pan uses, ...).\n"
                     "pan is compiled with $CC (default gcc) and $CFLAGS, as make does.\n\n"
                     "Depth limit: your -mN is used as given; if pan reaches it, the search is\n"
                     "reported incomplete, as pan does. Without -m, the first run is spin -run's\n"
@@ -678,7 +681,9 @@ _REFUSED_RUN_OPTIONS = {"-biterate": "runs many randomised bitstate searches",
                         "-link": "links pan with a file of your own",
                         "-dfspar": "is SPIN's multi-core search",
                         "-replay": "replays a trail (use the replay command verify prints)",
-                        "-W": "reuses an existing ./pan"}
+                        "-W": "reuses an existing ./pan",
+                        "-U": "undefines a macro for gcc (verify compiles with the -D flags you give, and no "
+                              "others of yours: leave the define out)"}
 
 
 def _spin_style(argv: list[str]) -> list[str]:
@@ -765,6 +770,10 @@ def _claim_option(word: str, value: str | None, run_given: bool) -> str:
         raise UsageError(f"{word} needs a claim name" + ("" if word == "-ltl" or run_given else " or a file"),
                          hint="-ltl NAME or -N NAME: check the model's claim NAME (an ltl formula's or "
                               "never claim's name); -N FILE before -run: a never claim in a file of its own")
+    if word == "-N" and value.isdigit():
+        # pan -N 2 looks for a claim named "2"; the second claim is -N2
+        raise UsageError(f"-N {value}: pan takes a claim's number attached (-N{value}), and spin's -N a file",
+                         hint=f"write -N{value} for pan's claim number {value}, or -N NAME")
     if word == "-ltl" or (_CLAIM_NAME.fullmatch(value) and (run_given or not Path(value).exists())):
         return "--pan=" + shlex.join(["-N", value])
     if run_given:

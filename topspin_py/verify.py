@@ -68,12 +68,13 @@ from topspin_py.codegen.render import STRATEGIES as CANONICALISERS
 from topspin_py.errors import ToolchainError, UsageError
 from topspin_py.pan import flags as panflags
 from topspin_py.pan import lasso, toolchain
-from topspin_py.pan.claims import accept_labels, load_with_claim
+from topspin_py.pan.claims import accept_labels, claim_wrapper, load_with_claim
 from topspin_py.pan.claims import claims_from_file as claims_from_file_of
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.pan.progress import Progress, ProgressWatcher
 from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.promela.model import Model
+from topspin_py.promela.preprocess import macros_used
 from topspin_py.reduce import (
     GENERATED_C,
     defines_the_reduction_needs,
@@ -156,6 +157,7 @@ class _Request:
     loaded: Model        # the model as the symmetry detection reads it (with -f's or -N's claim)
     as_written: Model    # the model as spin is given it (without that claim, which spin adds)
     claims_from_file: tuple[str, ...] = ()   # pan's names of the claims spin's -N FILE adds
+    defines_used: frozenset[str] = frozenset()   # the names of the defines the program uses
 
 
 @dataclass
@@ -261,6 +263,10 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     result.warnings += [text for text in reporter.compile_warnings if text not in result.warnings]
     result.claim = _claim_description(search.report.claim, build)
     result.search = _SEARCH_KINDS[search.report.cycle_search]
+    if options.compare and strategy == "none" and not result.interrupted:
+        # nothing reduced: this run is plain SPIN's, and there is no other to compare it with
+        note(f"--compare: no reduction to compare ({build.strategy_reason or 'strategy none'}): "
+             "this run is plain SPIN's")
     if options.compare and strategy != "none" and not result.interrupted:
         note("running plain SPIN (--strategy none) for the comparison")
         try:
@@ -339,10 +345,12 @@ def _read(model_path: str | Path, options: VerifyOptions, reporter: Reporter) ->
     if options.cross_check:
         _refuse_cross_check(options)
     pan_args = list(options.pan_args)
+    panflags.check_pan_args(pan_args, defines)
     spin_options = panflags.parse_spin_args(options.spin_args)
     for define, why in panflags.defines_pan_args_need(defines, pan_args):
         note(f"compiling with -D{define}: {why}")
         defines.append(define)
+    _refuse_a_claim_pan_would_not_check(spin_options, defines)
 
     tools = toolchain.find_toolchain()
     for warning in tools.warnings:
@@ -367,7 +375,22 @@ def _read(model_path: str | Path, options: VerifyOptions, reporter: Reporter) ->
                                      merge=False)
         if claim_file is not None:
             claims_from_file = claims_from_file_of(loaded, claim_file)
-    return _Request(model, defines, pan_args, spin_options, tools, loaded, as_written, claims_from_file)
+    used = _defines_used(model, defines, cpp_flags, claim_text, claim_file)
+    return _Request(model, defines, pan_args, spin_options, tools, loaded, as_written, claims_from_file, used)
+
+
+def _defines_used(model: Path, defines: list[str], cpp_flags: tuple[str, ...], claim_text: str | None,
+                  claim_file: Path | None) -> frozenset[str]:
+    """The names of ``defines`` that the program spin reads uses (the model, and the claim of
+    -f or -N FILE, which spin preprocesses with it): a -D that neither it nor pan uses would be
+    dropped without a word (_translate refuses it)."""
+    if not defines:
+        return frozenset()
+    with tempfile.TemporaryDirectory(prefix="topspin-macros-") as name:
+        program = (model if claim_text is None and claim_file is None
+                   else claim_wrapper(model, Path(name), claim_text, claim_file))
+        used = macros_used(program, defines, cpp_flags)
+    return frozenset(panflags.define_name(define) for define in defines) & used
 
 
 def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporter: Reporter) -> PanBuild:
@@ -443,6 +466,14 @@ def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporte
         defines, pan_args, panflags.pan_h_declares_claim(pan_sources["pan.h"]),
         panflags.pan_option_names(pan_sources.values()))
     detail(compile_flags.safety_reason)
+    unused = [define for define in compile_flags.model_only
+              if panflags.define_name(define) not in request.defines_used]
+    if unused:
+        raise UsageError(f"{' '.join('-D' + define for define in unused)}: neither the model nor pan uses "
+                         f"{'this name' if len(unused) == 1 else 'these names'}, so "
+                         f"{'it' if len(unused) == 1 else 'they'} would change nothing",
+                         hint="check the spelling: pan's options are the names pan.c tests (-DNOREDUCE, "
+                              "-DSAFETY, -DBITSTATE, -DCOLLAPSE, ...), a macro for the model is one it uses")
     if compile_flags.model_only:
         detail("for the model only (pan's sources do not test them): "
                + " ".join(f"-D{define}" for define in compile_flags.model_only))
@@ -525,6 +556,20 @@ def _por_switched(defines: list[str]) -> list[str]:
     if given, else added."""
     without = [define for define in defines if panflags.define_name(define) != "NOREDUCE"]
     return without if len(without) < len(defines) else [*defines, "NOREDUCE"]
+
+
+def _refuse_a_claim_pan_would_not_check(spin_options: panflags.SpinOptions, defines: list[str]) -> None:
+    """spin's -f, -F or -N FILE adds a never claim for pan to check; -DNOCLAIM leaves every
+    claim out, and -DNP (or pan -l, which adds it) checks the non-progress claim in its place:
+    the claim asked for would go unchecked without a word."""
+    given = (spin_options.formula_args[0] if spin_options.formula_args
+             else "-N FILE" if spin_options.claim_file is not None else None)
+    names = {panflags.define_name(define) for define in defines}
+    for name, why in (("NOCLAIM", "leaves every claim out"),
+                      ("NP", "checks pan's non-progress claim in place of the never claim")):
+        if given is not None and name in names:
+            raise UsageError(f"spin {given} adds a never claim for pan to check, and -D{name} {why}",
+                             hint=f"drop -D{name}" + (" (and -l)" if name == "NP" else "") + f", or {given}")
 
 
 def _refuse_cross_check(options: VerifyOptions) -> None:

@@ -190,15 +190,8 @@ def load_with_claim(model_path: Path, defines, cpp_flags: tuple[str, ...] = (), 
     spin would check no claim of it."""
     from topspin_py.promela.pragmas import scalarset_pragmas
 
-    assert (claim_text is None) != (claim_file is None)
     with tempfile.TemporaryDirectory(prefix="topspin-claim-") as name:
-        wrapper = Path(name) / "claim.pml"
-        lines = [f'#include "{_c_string(str(model_path.resolve()))}"']
-        if claim_file is not None:
-            lines.append(f'#include "{_c_string(str(claim_file.resolve()))}"')
-        else:
-            lines += [f'#line 1 "{_c_string(model_path.name + ".nvr")}"', str(claim_text)]
-        wrapper.write_text("\n".join(lines) + "\n")
+        wrapper = claim_wrapper(model_path, Path(name), claim_text, claim_file)
         spec = parse_file(wrapper, tuple(defines), cpp_flags)
     if claim_file is not None:
         own = str(claim_file.resolve())
@@ -209,6 +202,22 @@ def load_with_claim(model_path: Path, defines, cpp_flags: tuple[str, ...] = (), 
     model = build_model(spec, str(model_path), merge)
     model.scalarsets = scalarset_pragmas(model_path)   # as load_model reads them
     return model
+
+
+def claim_wrapper(model_path: Path, directory: Path, claim_text: str | None = None,
+                  claim_file: Path | None = None) -> Path:
+    """What spin reads for ``spin -a -f FORMULA MODEL`` (``claim_text``: the formula's never
+    claim) or ``spin -a -N FILE MODEL``, as its MODEL.nvr holds it (the module doc), written
+    into ``directory``: the model's file, then the claim."""
+    assert (claim_text is None) != (claim_file is None)
+    lines = [f'#include "{_c_string(str(model_path.resolve()))}"']
+    if claim_file is not None:
+        lines.append(f'#include "{_c_string(str(claim_file.resolve()))}"')
+    else:
+        lines += [f'#line 1 "{_c_string(model_path.name + ".nvr")}"', str(claim_text)]
+    wrapper = directory / "claim.pml"
+    wrapper.write_text("\n".join(lines) + "\n")
+    return wrapper
 
 
 def claims_from_file(model: Model, claim_file: Path) -> tuple[str, ...]:

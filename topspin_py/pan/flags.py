@@ -140,6 +140,99 @@ def approximate_storage(compile_flags) -> str | None:
     return None
 
 
+# pan reads its run-time options in main() (pangen1.h) by the letter after '-'.  These it reads
+# by the letter alone: "-abc" is -a to pan.  verify reads the words whole (-a asks for a cycle
+# search, -i for -DREACH, -e goes on past errors, ...), so a longer word would mean one thing to
+# verify and another to pan.
+_LETTER_ONLY = frozenset("aAbeEfIJlnqvxXY")
+# These take a number, which pan reads with atoi() after the letter: a word without digits is 0
+# to pan (-m: a depth limit of 0; -c: go on past every error, -c0).
+_NUMBER_AFTER = frozenset("cmwkQuMGLz")
+# pan's options for the workers a multi-core pan starts itself (-B passes the next word on).
+_WORKER_ONLY = frozenset("BUWZ")
+
+
+def check_pan_args(pan_args, defines) -> None:
+    """Refuse pan arguments that pan would ignore, or read otherwise than verify reads them, each
+    with the way to write it: no argument is dropped without a word.  (pan's own "invalid option
+    ... ignored" messages, for what this does not foresee, become warnings: pan/output.py.)"""
+    names = {define_name(define): define for define in defines}
+    cores = _define_value(names.get("NCORE"), default=1)
+    args = list(pan_args)
+    claims = 0
+    position = 0
+    while position < len(args):
+        arg = args[position]
+        position += 1
+        if not arg.startswith("-") or len(arg) < 2:
+            raise UsageError(f"pan argument '{arg}': pan stops reading its options at a word that does "
+                             "not start with '-', and would ignore it and every argument after it",
+                             hint="pan's options start with '-'; a claim's name follows -N (-N NAME)")
+        letter, rest = arg[1], arg[2:]
+        if letter == "N":
+            claims += 1
+            if not rest:
+                if position == len(args) or args[position].startswith("-"):
+                    raise UsageError("pan -N needs a claim name (pan would check its default claim)",
+                                     hint="-N NAME: the name of an ltl formula or never claim of the model")
+                position += 1   # the claim's name
+            elif not (rest.isdigit() or rest[0].isalpha()):
+                raise UsageError(f"pan {arg}: pan reads a claim's name attached to -N only when it starts "
+                                 "with a letter (else it takes the next word)", hint=f"write -N {rest}")
+        elif letter == "a" and rest.isdigit() and "L_BOUND" in names:
+            pass   # -aN: the bound of -DBFS_PAR -DL_BOUND's cycle search, as pan reads it
+        elif (letter in _LETTER_ONLY or (letter == "i" and not arg.startswith("-i_reverse"))) and rest:
+            raise UsageError(f"pan {arg}: pan reads only the letter after '-', so this is its -{letter}, "
+                             "which verify does not take it for", hint=f"write -{letter}")
+        elif letter in _NUMBER_AFTER and not rest.isdigit():
+            raise UsageError(f"pan {arg}: -{letter} takes a number, which pan reads from the digits after "
+                             f"the letter: to pan this is -{letter}{_atoi(rest)}",
+                             hint=f"write -{letter}N, N a number (e.g. -m100000, -c0, -w26)")
+        elif letter == "R" and rest.startswith("S") and not rest[1:].isdigit():
+            raise UsageError(f"pan {arg}: -RS takes the seed, which pan reads from the digits after it: to "
+                             f"pan this is -RS{_atoi(rest[1:])}", hint="write -RSN, N a number")
+        elif arg == "-t":
+            raise UsageError("pan -t alone does nothing: -tSUF names the trails .SUF, -t_reverse reverses "
+                             "the order of transitions", hint="drop it (spin -t replays a trail: verify "
+                             "prints that command)")
+        elif letter in _WORKER_ONLY:
+            raise UsageError(f"pan {arg}: pan's -{letter} is for the workers a multi-core pan starts "
+                             "itself", hint="drop it; -DNCORE=N gives pan N cores")
+        if letter == "u" and "BFS_PAR" not in names:
+            raise UsageError(f"pan {arg} sets the cores of -DBFS_PAR's search; without -DBFS_PAR pan "
+                             "ignores it", hint="drop it, or add -DBFS_PAR")
+        if letter == "z" and cores <= 1:
+            raise UsageError(f"pan {arg} sets the depth below which a multi-core pan hands states to "
+                             "another core; a single-core pan ignores it", hint="drop it, or add -DNCORE=N")
+        if letter in "MG" and "BITSTATE" not in names:
+            raise UsageError(f"pan {arg} sizes the bit array of -DBITSTATE; without -DBITSTATE pan "
+                             "ignores it", hint="drop it (-wN sizes the hash table), or add -DBITSTATE")
+        if letter == "Q" and cores > 1:
+            raise UsageError(f"pan {arg} is a time limit only in a single-core pan: with -DNCORE={cores} "
+                             "pan reads -Q as the pid of its workers' parent", hint="drop -Q, or -DNCORE")
+    if claims > 1:
+        raise UsageError("pan checks one claim, and would take the last -N (or -ltl) given",
+                         hint="give -N NAME (or -ltl NAME) once")
+    if claims and "NOCLAIM" in names:
+        raise UsageError("-DNOCLAIM leaves every claim out, and a pan built with it refuses -N",
+                         hint="drop -N, or -DNOCLAIM")
+
+
+def _define_value(define: str | None, default: int) -> int:
+    """The number a -D gives its macro (NCORE=4 -> 4; NCORE -> 1, as gcc defines it); ``default``
+    when it is not given, or its value is no number."""
+    if define is None:
+        return default
+    value = define.split("=", 1)[1] if "=" in define else "1"
+    return int(value) if value.isdigit() else default
+
+
+def _atoi(text: str) -> int:
+    """C's atoi: the number its leading digits spell, 0 without any."""
+    digits = re.match(r"\d*", text).group(0)   # type: ignore[union-attr]
+    return int(digits) if digits else 0
+
+
 def claim_in_force(defines, pan_args) -> str:
     """The claim pan will check: NO_CLAIM under -DNOCLAIM; the ltl name given by `-N name` or
     `-Nname`; ANY_CLAIM for `-N<number>` (left to pan's own numbering, so every claim must
@@ -198,9 +291,17 @@ def choose_search(pan_args, defines, accept_labels: list[str], safety_only: bool
     if "SAFETY" in names and (given or any(arg.startswith("-f") for arg in args)):
         raise UsageError(f"pan compiled with -DSAFETY has no cycle search, which {given or '-f'} asks for",
                          hint="drop -DSAFETY, or the pan argument")
+    if "NP" in names and given == "-a":
+        # pan: "warning: -a is disabled by -DNP, ignored"
+        raise UsageError("pan built with -DNP checks its non-progress claim and ignores -a",
+                         hint="-l searches for non-progress cycles; drop -DNP for acceptance cycles")
     if safety_only:
         if given:
             raise UsageError(f"--safety asks for a safety search, --pan {given} for a cycle search",
+                             hint="give one of them")
+        if "NP" in names:
+            raise UsageError("--safety asks for a safety search, -DNP for non-progress cycles (pan's "
+                             "non-progress claim, which a safety search would leave unchecked)",
                              hint="give one of them")
         return SearchChoice(args, None, "safety search only (--safety)")
     if given:
@@ -375,7 +476,11 @@ def _claim_file(value: str | None, earlier: Path | None) -> Path:
 # spin -run's shorthands (spin 6.5.2, main.c, pats[]): each becomes a -D for pan's build.
 RUN_SHORTHANDS = {"-bfs": "BFS", "-bfspar": "BFS_PAR", "-bcs": "BCS", "-bitstate": "BITSTATE",
                   "-bit": "BITSTATE", "-hc": "HC4", "-collapse": "COLLAPSE", "-noclaim": "NOCLAIM",
-                  "-noreduce": "NOREDUCE", "-np": "NP", "-safety": "SAFETY"}
+                  "-noreduce": "NOREDUCE", "-np": "NP", "-safety": "SAFETY", "-permuted": "PERMUTED"}
+# pan's options that a pan built without -DPERMUTED refuses ("option -p_permute required
+# compilation with -DPERMUTED"): spin -run adds -DPERMUTED for them (main.c, pats[]: -p_permute,
+# -p_rotate, -p_reverse, -rhash), and so does verify, for -p_randrot too.
+_NEED_PERMUTED = ("-p_permute", "-p_rotate", "-p_reverse", "-p_randrot", "-rhash")
 
 
 def defines_pan_args_need(defines: list[str], pan_args: list[str]) -> list[tuple[str, str]]:
@@ -388,4 +493,7 @@ def defines_pan_args_need(defines: list[str], pan_args: list[str]) -> list[tuple
         needed.append(("NP", "pan -l searches for non-progress cycles, which needs -DNP (as spin -run adds it)"))
     if "-i" in pan_args and "REACH" not in names:
         needed.append(("REACH", "pan -i shortens the trail; -DREACH lets it find the shortest (as spin -run adds it)"))
+    permuted = next((arg for arg in pan_args if arg.startswith(_NEED_PERMUTED)), None)
+    if permuted is not None and "PERMUTED" not in names:
+        needed.append(("PERMUTED", f"pan {permuted} needs it (as spin -run adds it)"))
     return needed

@@ -76,6 +76,12 @@ _NON_PROGRESS_ON = re.compile(r"^\tnon-progress cycles\s+\+", re.M)
 #   pan: warning, stack incomplete
 # A warning may follow other text on its line: stdout is buffered, stderr is not.
 _WARNING = re.compile(r"(?:^|(?<=\S))((?:pan: )?warning[:,] .*)(?:\n(\(.*\)))?$", re.M)
+# pan's words for an argument it drops (main's option switch): verify refuses the ones it
+# foresees (flags.check_pan_args); any other must not go unsaid either.
+#   invalid option '-p' -- ignored          pan: bad option -P[01], ignored
+#   pan: option -P not recognized, ignored   -M and -G affect only -DBITSTATE
+_IGNORED = re.compile(r"^(?:pan: )?(?:invalid option .* -- ignored|bad option .*, ignored"
+                      r"|option .* not recognized, ignored|-M and -G affect only -DBITSTATE)\s*$", re.M)
 # A pan.c spliced by topspin-py says after the version line whether the reduction is compiled in
 # (pan/splice.py, REPORT_PREFIX):
 #   topspin-py: symmetry reduction on, group order 6, strategy segmented
@@ -227,6 +233,7 @@ def parse_pan_output(text: str) -> PanReport:
     report.nominal_states = count(_NOMINAL)
     report.counts_exact = not any(inexact)
     warnings = [" ".join(part for part in match.groups() if part) for match in _WARNING.finditer(text)]
+    warnings += [line.strip() for line in _IGNORED.findall(text)]
     # pan prints these as errors or hints, but they are what its warnings are for: the search
     # was cut short, or its hash table or bit array is too small for the states it stored.
     if match := _DEPTH_LIMIT.search(text):
