@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from topspin_py.cli import _attach_option_values
+from topspin_py.cli import _attach_option_values, _spin_style
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -107,6 +107,20 @@ def test_define_attached_or_separate(tmp_path, define):
 def test_attach_option_values():
     assert _attach_option_values(["verify", "--pan", "-m10", "m.pml"]) == ["verify", "--pan=-m10", "m.pml"]
     assert _attach_option_values(["verify", "m.pml", "--", "--pan"]) == ["verify", "m.pml", "--", "--pan"]
+
+
+def test_N_is_spins_claim_file_or_pans_claim_name(tmp_path, monkeypatch):
+    # The rule (cli._claim_option): spin's -N FILE before -run, pan's -N NAME after it; with
+    # no -run, a word that cannot be a claim's name is spin's file, an identifier pan's claim.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "claim.pml").write_text("never { skip }\n")
+    assert _spin_style(["verify", "-N", "claim.pml", "m.pml"]) == ["verify", "--spin=-N claim.pml", "m.pml"]
+    assert _spin_style(["verify", "m.pml", "-N", "p1"]) == ["verify", "m.pml", "--pan=-N p1"]
+    assert _spin_style(["verify", "-N", "claim.pml", "-run", "-N", "p1", "m.pml"]) == \
+        ["verify", "--spin=-N claim.pml", "--pan=-N p1", "m.pml"]
+    assert _spin_style(["verify", "-run", "-ltl", "p1", "m.pml"]) == ["verify", "--pan=-N p1", "m.pml"]
+    assert _spin_style(["verify", "--spin", "-N", "claim.pml", "m.pml"]) == ["verify", "--spin=-N claim.pml", "m.pml"]
+    assert _spin_style(["verify", "m.pml", "-Np1"]) == ["verify", "m.pml", "--pan=-Np1"]
 
 
 def test_readable_summary(tmp_path):
@@ -215,6 +229,59 @@ def test_bad_usage_exit_status_2(tmp_path, args):
     (tmp_path / "m.pml").write_text(COUNTER)
     run = topspin(*args, cwd=tmp_path)
     assert run.returncode == 2 and "Traceback" not in run.stderr and run.stderr
+
+
+# Arguments that pan would drop, or read otherwise than verify reads them: refused, each with the
+# way to write it (the audit of verify's arguments; flags.check_pan_args and the CLI's rules).
+@pytest.mark.parametrize("args,message", [
+    (["m.pml", "-abc"], "pan reads only the letter after '-', so this is its -a"),
+    (["m.pml", "-ix"], "so this is its -i"),
+    (["m.pml", "-m"], "-m takes a number"),
+    (["m.pml", "-cx"], "to pan this is -c0"),
+    (["--pan", "-a more", "m.pml"], "pan stops reading its options"),
+    (["m.pml", "-N", "2"], "-N2"),
+    (["m.pml", "-N", "p1", "-ltl", "p2"], "pan checks one claim"),
+    (["m.pml", "--pan", "-N"], "pan -N needs a claim name"),
+    (["--pan=-N_x", "m.pml"], "write -N _x"),
+    (["-DNOCLAIM", "m.pml", "-N", "p1"], "-DNOCLAIM leaves every claim out"),
+    (["m.pml", "-u2"], "without -DBFS_PAR pan ignores it"),
+    (["m.pml", "-z5"], "a single-core pan ignores it"),
+    (["m.pml", "-M10"], "without -DBITSTATE pan ignores it"),
+    (["-DNCORE=2", "m.pml", "-Q1"], "pan reads -Q as the pid"),
+    (["--pan", "-B", "m.pml"], "workers a multi-core pan starts"),
+    (["-run", "-UNOREDUCE", "m.pml"], "undefines a macro for gcc"),
+    (["-DNOREDUC", "m.pml"], "neither the model nor pan uses this name"),
+    (["-DNP", "m.pml", "-a"], "ignores -a"),
+    (["-DNP", "--safety", "m.pml"], "--safety asks for a safety search, -DNP for non-progress cycles"),
+    (["m.pml", "-RSx"], "-RS takes the seed"),
+    (["m.pml", "-t"], "pan -t alone does nothing"),
+    (["-DNOCLAIM", "--spin", "-f '<> (n > 9)'", "m.pml"], "-DNOCLAIM leaves every claim out"),
+    (["--spin", "-f '<> (n > 9)'", "m.pml", "-l"], "checks pan's non-progress claim in place of the never claim"),
+])
+def test_arguments_pan_would_drop_or_misread_are_refused(tmp_path, args, message):
+    (tmp_path / "m.pml").write_text(COUNTER)
+    run = topspin("verify", *args, cwd=tmp_path)
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert message in run.stderr and "hint:" in run.stderr, run.stderr
+
+
+def test_arguments_honoured_where_they_were_dropped(tmp_path):
+    (tmp_path / "m.pml").write_text(COUNTER)
+    # spin -run's -permuted, and -DPERMUTED for -p_permute (a pan without it exits at once)
+    for words in (["-permuted"], ["-p_permute"]):
+        run = topspin("verify", "--json", "m.pml", *words, cwd=tmp_path)
+        assert run.returncode == 0, run.stderr
+        assert "PERMUTED" in json.loads(run.stdout)["defines"]
+    # A macro only the formula uses is used: spin preprocesses the claim with the model.
+    run = topspin("verify", "--json", "-DLIMIT=9", "--spin", "-f '<> (n > LIMIT)'", "m.pml", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    # --compare with nothing reduced: said, not skipped without a word
+    run = topspin("verify", "--compare", "--strategy", "none", "m.pml", cwd=tmp_path)
+    assert run.returncode == 0 and "--compare: no reduction to compare" in run.stderr, run.stderr
+    # What pan itself drops, and says so, is a warning, not silence.
+    run = topspin("verify", "--json", "m.pml", "-pfoo", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "invalid option '-pfoo' -- ignored" in json.loads(run.stdout)["warnings"]
 
 
 @pytest.mark.slow

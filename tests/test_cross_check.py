@@ -87,6 +87,33 @@ def test_cross_check_refuses_bfs_bitstate_before_any_work(tmp_path):
     assert "Traceback" not in run.stderr and not list(tmp_path.glob("*.trail"))
 
 
+def test_cross_check_names_spins_por_where_spin_warns_it_is_not_compatible(tmp_path):
+    # tests/models/por_remote_ref.pml: SPIN's own partial order reduction misses the assertion
+    # violation (plain pan: errors 0, with gcc's "#warning p.o. reduction not compatible with
+    # remote varrefs (use -DNOREDUCE)"), and verify turns it off.  --cross-check runs it on
+    # once more to compare: the verdicts differ, and the message says that SPIN's reduction,
+    # as SPIN warns, is the cause, not the symmetry reduction.
+    name = "por_remote_ref.pml"
+    shutil.copy(MODELS / name, tmp_path / name)
+    assert run_spin(MODELS / name, opt="-O0").errors == 0
+    assert run_spin(MODELS / name, flags=("-DNOREDUCE",), opt="-O0").errors == 1
+    run = topspin("verify", "--cross-check", "--json", "-O0", name, cwd=tmp_path)
+    assert run.returncode == 1, run.stdout + run.stderr   # errors found, by the run without POR
+    result = json.loads(run.stdout)
+    assert result["group_order"] == 2 and result["errors"] == 1 and not result["partial_order_reduction"]
+    crossed = result["cross_check"]
+    assert crossed["partial_order_reduction"] and crossed["errors"] == 0 and "NOREDUCE" not in crossed["defines"]
+    assert result["por_disagreement"] is None
+    explained = result["por_missed_by_spin"]
+    warning = "p.o. reduction not compatible with remote varrefs (use -DNOREDUCE)"
+    assert "SPIN's partial order reduction is not compatible with this model" in explained and warning in explained
+    assert "topspin-py bug" not in run.stderr and "SPIN's partial order reduction" in run.stderr
+    summary = topspin("verify", "--cross-check", "--quiet", "-O0", name, cwd=tmp_path)
+    assert summary.returncode == 1 and "POR VERDICTS DIFFER" not in summary.stdout
+    assert re.search(r"^cross-check:\s+verdicts differ because of SPIN: .*" + re.escape(warning),
+                     summary.stdout, re.M), summary.stdout
+
+
 def _made_up(errors: int, other_errors: int, first: str | None, other_first: str | None) -> Result:
     result = Result(model="m.pml", strategy="refine", group_order=6, states_stored=10,
                     states_matched=0, transitions=10, atomic_steps=0, depth=3, errors=errors,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -278,6 +279,116 @@ def test_formula_claim_is_numbered_as_spin_numbers_it(tmp_path):
     assert chosen.returncode == 0, chosen.stderr
     result = json.loads(chosen.stdout)
     assert result["claim"] == "never claim never_1" and result["group_order"] == 2
+
+
+# spin's -N FILE: tests/models/claim_file.pml and its never claim in a file of its own.
+CLAIM_MODEL = REPO / "tests" / "models" / "claim_file.pml"
+CLAIM_FILE = REPO / "tests" / "models" / "claims" / "user1_enters.pml"
+
+
+def claim_file_copy(directory: Path) -> tuple[Path, Path]:
+    """The model and claims/user1_enters.pml beside it, in ``directory``."""
+    (directory / "claims").mkdir(parents=True)
+    shutil.copyfile(CLAIM_MODEL, directory / "m.pml")
+    shutil.copyfile(CLAIM_FILE, directory / "claims" / "c.pml")
+    return directory / "m.pml", directory / "claims" / "c.pml"
+
+
+def plain_spin_with_claim_file(directory: Path, *defines: str, pan=()) -> dict:
+    """``spin -a -N claims/c.pml m.pml; gcc; ./pan``: the reference."""
+    model, claim = claim_file_copy(directory)
+    subprocess.run(["spin", *defines, "-a", "-N", "claims/c.pml", "m.pml"], cwd=directory, check=True,
+                   capture_output=True)
+    subprocess.run(["gcc", "-O0", "-o", "pan", "pan.c"], cwd=directory, check=True, capture_output=True)
+    out = subprocess.run(["./pan", *pan], cwd=directory, capture_output=True, text=True).stdout
+    return {"errors": int(re.search(r"errors: (\d+)", out).group(1)), "output": out}
+
+
+@pytest.mark.parametrize("form", [
+    ["-N", "claims/c.pml", "m.pml"],                 # spin's habit: spin -a -N claim.pml model.pml
+    ["m.pml", "-N", "claims/c.pml"],
+    ["-N", "claims/c.pml", "-run", "m.pml"],         # before -run: spin's own option
+    ["--spin", "-N claims/c.pml", "m.pml"],
+])
+def test_claim_file_is_added_as_spin_adds_it(tmp_path, form):
+    reference = plain_spin_with_claim_file(tmp_path / "spin")
+    assert reference["errors"] == 1 and "end state in claim reached" in reference["output"]
+    model, _ = claim_file_copy(tmp_path / "ours")
+    alone = json.loads(topspin("verify", "--json", "m.pml", cwd=model.parent).stdout)
+    assert alone["errors"] == 0 and alone["group_order"] == 6 and alone["claim"] is None
+    run = topspin("verify", "--json", *form, cwd=model.parent)
+    assert run.returncode == 1, run.stderr
+    result = json.loads(run.stdout)
+    # The claim names in_cs[1]: the group keeps only the swap of pids 0 and 2.
+    assert result["group_order"] == 2 and result["errors"] == reference["errors"]
+    assert result["claim"] == "never claim never_0 (spin -N claims/c.pml)"
+    assert result["replay_command"] == "spin -N claims/c.pml -t -p m.pml"
+    replay = subprocess.run(shlex.split(result["replay_command"]), cwd=model.parent, capture_output=True,
+                            text=True, timeout=60)
+    assert replay.returncode == 0 and "in_cs[1] = 1" in replay.stdout
+    assert "(never_0:1) claims/c.pml" in replay.stdout   # the claim's steps, from its file
+
+
+def test_claim_file_replays_from_another_directory(tmp_path):
+    # spin writes m.pml.nvr beside the model and includes the model and the claim file from
+    # it: from elsewhere, the replay names both by their absolute paths.
+    model, claim = claim_file_copy(tmp_path / "sub")
+    run = topspin("verify", "--json", "-N", "sub/claims/c.pml", "sub/m.pml", cwd=tmp_path)
+    assert run.returncode == 1, run.stderr
+    result = json.loads(run.stdout)
+    assert result["replay_command"] == f"spin -N {claim} -t -p {model}"
+    replay = subprocess.run(shlex.split(result["replay_command"]), cwd=tmp_path, capture_output=True,
+                            text=True, timeout=60)
+    assert replay.returncode == 0 and "in_cs[1] = 1" in replay.stdout, replay.stdout + replay.stderr
+
+
+def test_pan_N_name_selects_among_the_models_claims_and_the_files(tmp_path):
+    # With -DOWN_LTL the model has `ltl mutex`, which holds; spin puts the file's never claim
+    # (never_0) before it, and pan checks never_0 by default; -N mutex checks the formula.
+    reference = plain_spin_with_claim_file(tmp_path / "spin", "-DOWN_LTL", pan=("-N", "mutex"))
+    assert reference["errors"] == 0
+    model, _ = claim_file_copy(tmp_path / "ours")
+    default = json.loads(topspin("verify", "--json", "-DOWN_LTL", "-N", "claims/c.pml", "m.pml",
+                                 cwd=model.parent).stdout)
+    assert default["claim"] == "never claim never_0 (spin -N claims/c.pml)" and default["errors"] == 1
+    for form in (["m.pml", "-N", "mutex"], ["-run", "-ltl", "mutex", "m.pml"]):
+        run = topspin("verify", "--json", "-DOWN_LTL", "-N", "claims/c.pml", *form, cwd=model.parent)
+        assert run.returncode == 0, run.stderr
+        result = json.loads(run.stdout)
+        # the formula names no process: the whole S3, whatever the file's claim says
+        assert result["claim"] == "ltl mutex" and result["group_order"] == 6
+        assert result["errors"] == reference["errors"]
+
+
+def test_claim_file_is_kept_by_compare_and_cross_check(tmp_path):
+    model, _ = claim_file_copy(tmp_path)
+    run = topspin("verify", "--json", "--compare", "--cross-check", "-N", "claims/c.pml", "m.pml", cwd=tmp_path)
+    assert run.returncode == 1, run.stderr
+    result = json.loads(run.stdout)
+    assert result["errors"] == 1 and result["plain"]["errors"] == 1 and result["cross_check"]["errors"] == 1
+
+
+@pytest.mark.parametrize("form,message", [
+    # an identifier that is also a file here: spin's file or pan's claim?
+    (["-N", "c", "m.pml"], "names both a file here"),
+    # after -run, -N is pan's -N NAME
+    (["-run", "-N", "claims/c.pml", "m.pml"], "after -run, -N is pan's"),
+    (["-N", "claims/missing.pml", "m.pml"], "claim file not found"),
+    (["-N", "m.pml.nvr", "m.pml"], "claim file not found"),
+    (["-N", "claims/c.pml", "-f", "[] true", "-run", "m.pml"], "spin would use only the formula's"),
+    (["-N", "claims/empty.pml", "m.pml"], "holds no never claim"),
+    (["m.pml", "-N"], "needs a claim name"),
+    (["m.pml", "-ltl"], "needs a claim name"),
+    (["-N", "nothere", "m.pml"], "no claim named 'nothere'"),
+])
+def test_ambiguous_or_wrong_N_is_refused_with_the_way_to_write_it(tmp_path, form, message):
+    model, claim = claim_file_copy(tmp_path)
+    shutil.copyfile(claim, tmp_path / "c")
+    (tmp_path / "claims" / "empty.pml").write_text("/* nothing */\n")
+    run = topspin("verify", *form, cwd=tmp_path)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert message in run.stderr and "hint:" in run.stderr, run.stderr
+    assert not list(tmp_path.glob("*trail"))
 
 
 def test_cc_and_cflags_come_from_the_environment(tmp_path):

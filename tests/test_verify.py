@@ -18,6 +18,7 @@ from topspin_py.verify import VerifyOptions, verify
 from conftest import MODELS
 from modelgen import run_spin
 from small_models import ASSERTION, COUNTER
+from test_cli import topspin
 
 
 LTL = """
@@ -243,9 +244,13 @@ def test_missing_model(tmp_path):
 
 
 def test_bad_pan_argument(tmp_path):
+    # an option pan does not know: pan's own complaint (-Z, one of its multi-core workers'
+    # options, verify refuses before pan runs: flags.check_pan_args)
     with pytest.raises(UsageError) as caught:
+        verify(write(tmp_path, COUNTER.replace("{N}", "5")), VerifyOptions(pan_args=("-y",)))
+    assert "saw option -y" in caught.value.detail
+    with pytest.raises(UsageError, match="workers a multi-core pan starts"):
         verify(write(tmp_path, COUNTER.replace("{N}", "5")), VerifyOptions(pan_args=("-Z",)))
-    assert "saw option -Z" in caught.value.detail
 
 
 # --- --keep, progress, Result ----------------------------------------------------------------
@@ -540,3 +545,78 @@ def test_a_reduced_run_whose_pan_does_not_say_so_is_refused():
     on = parse_pan_output("(Spin Version 6.5.2 -- 6 December 2019)\n"
                           "topspin-py: symmetry reduction on, group order 6, strategy segmented\n")
     _check_reduction_on(on, group)
+
+
+# --- SPIN's own warnings, and its partial order reduction where SPIN says it is unsound -----
+
+def _plain_pan(model: Path, directory: Path, *flags: str) -> tuple[str, int]:
+    """spin -a, gcc (its stderr: SPIN's #warnings) and ./pan: the compiler's output and pan's
+    errors, as a SPIN user gets them (spin -run compiles the same way, and warns the same)."""
+    directory.mkdir()
+    shutil.copyfile(model, directory / model.name)
+    subprocess.run(["spin", "-a", model.name], cwd=directory, check=True, capture_output=True)
+    gcc = subprocess.run(["gcc", "-O0", *flags, "-o", "pan", "pan.c"], cwd=directory, check=True,
+                         capture_output=True, text=True)
+    out = subprocess.run(["./pan"], cwd=directory, capture_output=True, text=True).stdout
+    return gcc.stderr, int(out.split("errors: ", 1)[1].split()[0])
+
+
+POR_WARNING = "p.o. reduction not compatible with remote varrefs (use -DNOREDUCE)"
+
+
+def test_por_is_turned_off_where_spin_says_it_is_not_compatible(tmp_path):
+    model = MODELS / "por_remote_ref.pml"
+    # Plain SPIN misses the assertion violation with its default partial order reduction, and
+    # only its compiler warning says why; -DNOREDUCE finds it.
+    warned, missed = _plain_pan(model, tmp_path / "por")
+    assert missed == 0 and f"#warning {POR_WARNING}" in warned
+    _, found = _plain_pan(model, tmp_path / "noreduce", "-DNOREDUCE")
+    assert found == 1
+    # spin -run misses it too: SPIN itself warns (gcc's output, which spin -run passes on), and
+    # searches with the reduction all the same.
+    (tmp_path / "run").mkdir()
+    shutil.copy(model, tmp_path / "run" / model.name)
+    spin_run = subprocess.run(["spin", "-run", model.name], cwd=tmp_path / "run", capture_output=True,
+                              text=True, timeout=600)
+    out = spin_run.stdout + spin_run.stderr
+    assert "errors: 0" in out and f"#warning {POR_WARNING}" in out and "+ Partial Order Reduction" in out
+    plain = run_spin(model, flags=("-DNOREDUCE",), opt="-O0")
+    notes: list[str] = []
+    copy = shutil.copy(model, tmp_path / model.name)
+    for strategy in ("auto", "none"):
+        result = verify(copy, VerifyOptions(strategy=strategy, on_note=notes.append, optimisation="-O0"))
+        assert result.errors == found and result.exit_status == 1
+        assert not result.partial_order_reduction and "NOREDUCE" in result.defines
+        assert result.por_turned_off and result.por_incompatible == [f"pan.c: #warning {POR_WARNING}"]
+        assert result.group_order == (2 if strategy == "auto" else 1)
+        assert any(POR_WARNING in warning and "turned off" in warning for warning in result.warnings)
+        assert any(POR_WARNING in note and "turned off" in note for note in notes)
+    assert result.states_stored == plain.states and result.transitions == plain.transitions
+    # The user's -DNOREDUCE: nothing to turn off, but SPIN's words are still known.
+    given = verify(copy, VerifyOptions(defines=("NOREDUCE",), optimisation="-O0"))
+    assert given.errors == found and not given.por_turned_off and given.por_incompatible
+
+
+def test_por_note_and_warning_reach_the_summary_and_json(tmp_path):
+    shutil.copy(MODELS / "por_remote_ref.pml", tmp_path / "m.pml")
+    run = topspin("verify", "--json", "-O0", "m.pml", cwd=tmp_path)
+    assert run.returncode == 1, run.stderr
+    result = json.loads(run.stdout)
+    assert result["por_turned_off"] and any(POR_WARNING in warning for warning in result["warnings"])
+    assert "partial order reduction turned off" in run.stderr and POR_WARNING in run.stderr
+    summary = topspin("verify", "--quiet", "-O0", "m.pml", cwd=tmp_path).stdout
+    assert "warning:        partial order reduction turned off" in summary and POR_WARNING in summary
+
+
+def test_spins_compile_time_warnings_reach_the_user(tmp_path):
+    # pan.c: "#warning -DREACH is voided by -DBITSTATE", which gcc prints and verify used to
+    # throw away with the rest of gcc's output.
+    model = write(tmp_path, COUNTER.replace("{N}", "5"))
+    warned, _ = _plain_pan(model, tmp_path / "plain", "-DBITSTATE", "-DREACH")
+    assert "#warning -DREACH is voided by -DBITSTATE" in warned
+    run = topspin("verify", "--json", "-O0", "-DBITSTATE", "-DREACH", "m.pml", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "pan.c: #warning -DREACH is voided by -DBITSTATE" in json.loads(run.stdout)["warnings"]
+    assert "gcc: pan.c: #warning -DREACH is voided by -DBITSTATE" in run.stderr
+    summary = topspin("verify", "-O0", "-DBITSTATE", "-DREACH", "m.pml", cwd=tmp_path).stdout
+    assert "pan warning:    pan.c: #warning -DREACH is voided by -DBITSTATE" in summary

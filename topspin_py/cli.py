@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -83,12 +84,20 @@ def _add_verify(commands) -> None:
                     "  topspin-py verify -o3 -f '![] p' -run -a -DNOREDUCE m.pml\n"
                     "with spin -run's defaults: -l compiles with -DNP, -i with -DREACH, a model with\n"
                     "accept labels is searched with -a, -DNP with -l; spin -run's shorthands -safety,\n"
-                    "-noreduce, -bfs, -bitstate, -collapse, -hc, -noclaim, -np become -D flags, -ltl NAME\n"
-                    "is -N NAME, -O0...-O3 is --gcc-opt. Words before -run are spin's own options:\n"
-                    "-o1...-o5, -f FORMULA, -F FILE (a never claim from an LTL formula, which the\n"
-                    "symmetry detection sees), -E-IDIR (an include directory for the preprocessor);\n"
-                    "-o1...-o5, -F and -E-I also work without -run, and any of them with --spin.\n"
+                    "-noreduce, -bfs, -bitstate, -collapse, -hc, -noclaim, -np, -permuted become -D\n"
+                    "flags, -ltl NAME is -N NAME, -O0...-O3 is --gcc-opt. Words before -run are spin's\n"
+                    "own options: -o1...-o5, -f FORMULA, -F FILE (a never claim from an LTL formula),\n"
+                    "-N FILE (a never claim in a file of its own; the symmetry detection sees either\n"
+                    "claim), -E-IDIR (an include directory for the preprocessor); -o1...-o5, -F and\n"
+                    "-E-I also work without -run, and any of them with --spin.\n"
                     "Without -run, -f is pan's weak fairness, as after -run.\n"
+                    "-N: spin's -N FILE before -run, pan's -N NAME (check the model's claim NAME)\n"
+                    "after it; with no -run, -N claim.pml (no claim's name: not an identifier) is\n"
+                    "spin's, -N p1 pan's, and an identifier that names a file here too is refused\n"
+                    "(write --spin '-N p1' for the file, -ltl p1 for the claim).\n"
+                    "Arguments pan would drop or read otherwise are refused (-abc, -m without a\n"
+                    "number, a word after the options, -N twice, a -D that neither the model nor\n"
+                    "pan uses, ...).\n"
                     "pan is compiled with $CC (default gcc) and $CFLAGS, as make does.\n\n"
                     "Depth limit: your -mN is used as given; if pan reaches it, the search is\n"
                     "reported incomplete, as pan does. Without -m, the first run is spin -run's\n"
@@ -186,6 +195,8 @@ def _run_verify(args: argparse.Namespace) -> int:
         print(f"{args.model}: error: {result.disagreement}", file=sys.stderr)
     if result.por_disagreement is not None:
         print(f"{args.model}: error: --cross-check: {result.por_disagreement}", file=sys.stderr)
+    if result.por_missed_by_spin is not None:
+        print(f"{args.model}: warning: --cross-check: {result.por_missed_by_spin}", file=sys.stderr)
     if result.interrupted:
         print("topspin-py: interrupted: " + (
             "pan stopped, and the statistics shown are those it had so far" if not result.complete
@@ -335,7 +346,7 @@ def _run_generate(args: argparse.Namespace) -> int:
     tools = toolchain.find_toolchain()
     # The symmetry of the pan spin writes for the model (whether it resets dead locals),
     # found before anything is written to the output directory.
-    loaded, given = toolchain.models_for_spin(tools, model_path, defines, spin_options)
+    loaded, given, _ = toolchain.models_for_spin(tools, model_path, defines, spin_options)
     model = toolchain.check_with_spin(model_path, defines, loaded, spin_options.args, given)
     assert model is not None   # (check_with_spin returns the model it is given, as spin checks it)
     group, choice = plan(model_path, defines, args.strategy, model=model)
@@ -426,7 +437,7 @@ def _run_patch(args: argparse.Namespace) -> int:
     if not args.model.is_file():
         raise UsageError(f"model file not found: {args.model}", hint="give the model spin -a was given")
     defines = [parse_define(define) for define in args.defines]
-    spin_options = parse_spin_args(_spin_words(args), command="patch", claim_file=True)
+    spin_options = parse_spin_args(_spin_words(args), command="patch")
     start = own_build.plan_patch(pan_c, (GENERATED_C, GENERATED_H))
     # The group is valid for the program pan.c was made from: prove that it is MODEL's as
     # read with these defines and options (and the claims pan.c holds, which may not be in
@@ -737,7 +748,9 @@ _REFUSED_RUN_OPTIONS = {"-biterate": "runs many randomised bitstate searches",
                         "-link": "links pan with a file of your own",
                         "-dfspar": "is SPIN's multi-core search",
                         "-replay": "replays a trail (use the replay command verify prints)",
-                        "-W": "reuses an existing ./pan"}
+                        "-W": "reuses an existing ./pan",
+                        "-U": "undefines a macro for gcc (verify compiles with the -D flags you give, and no "
+                              "others of yours: leave the define out)"}
 
 
 def _spin_style(argv: list[str]) -> list[str]:
@@ -748,15 +761,17 @@ def _spin_style(argv: list[str]) -> list[str]:
       with '-' that is not verify's own option is pan's (``--pan=WORD``), wherever it stands;
     * words before ``-run`` (or ``-search``) are spin's own options (``--spin``), as with spin;
     * spin -run's shorthands become -D flags (``-noreduce`` -> ``-DNOREDUCE``), ``-ltl NAME``
-      and ``-N NAME`` pan's ``-N NAME``, ``-O2`` ``--gcc-opt=-O2``, ``-oN`` and ``-F FILE``
-      spin's (pan has no -o, and its -F needs -DSC)."""
+      pan's ``-N NAME``, ``-O2`` ``--gcc-opt=-O2``, ``-oN`` and ``-F FILE`` spin's (pan has no
+      -o, and its -F needs -DSC);
+    * ``-N WORD`` is spin's -N FILE or pan's -N NAME by :func:`_claim_option`'s rule."""
     if not argv or argv[0] != "verify":
         return argv
     from topspin_py.errors import UsageError
     from topspin_py.pan.flags import RUN_SHORTHANDS
 
     words = argv[1:]
-    spin_phase = any(word in ("-run", "-search") for word in words)
+    run_given = any(word in ("-run", "-search") for word in words)
+    spin_phase = run_given
     out = ["verify"]
     i = 0
     while i < len(words):
@@ -771,7 +786,7 @@ def _spin_style(argv: list[str]) -> list[str]:
         elif word == "--pan" and following == "-N" and i + 1 < len(words) and not words[i + 1].startswith("-"):
             out += ["--pan=-N", "--pan=" + shlex.quote(words[i + 1])]   # --pan -N NAME: pan's form
             i += 2
-        elif word == "--spin" and following in ("-f", "-F") and i + 1 < len(words):
+        elif word == "--spin" and following in ("-f", "-F", "-N") and i + 1 < len(words):
             out.append("--spin=" + shlex.join([following, words[i + 1]]))   # --spin -f FORMULA
             i += 2
         elif word in _VERIFY_OPTIONS or word.startswith("--") or word.startswith("-D") or not word.startswith("-"):
@@ -779,10 +794,13 @@ def _spin_style(argv: list[str]) -> list[str]:
             if _VERIFY_OPTIONS.get(word) and following is not None:
                 out.append(following)
                 i += 1
-        elif word in ("-f", "-F") and (spin_phase or word == "-F"):
+        elif word in ("-f", "-F", "-N") and (spin_phase or word == "-F"):
             if following is None:
-                raise UsageError(f"spin {word} needs a value", hint="-f 'LTL formula' or -F FILE")
+                raise UsageError(f"spin {word} needs a value", hint="-f 'LTL formula', -F FILE or -N FILE")
             out.append("--spin=" + shlex.join([word, following]))
+            i += 1
+        elif word in ("-ltl", "-N") and not spin_phase:
+            out.append(_claim_option(word, following, run_given))
             i += 1
         elif spin_phase or (len(word) == 3 and word.startswith("-o") and word[2].isdigit()) \
                 or word.startswith("-E-I"):
@@ -791,15 +809,50 @@ def _spin_style(argv: list[str]) -> list[str]:
             out.append("-D" + RUN_SHORTHANDS[word])
         elif word in ("-O0", "-O1", "-O2", "-O3"):
             out.append("--gcc-opt=" + word)
-        elif word in ("-ltl", "-N") and following is not None and not following.startswith("-"):
-            out += ["--pan=-N", "--pan=" + shlex.quote(following)]
-            i += 1
         elif (refused := next((name for name in _REFUSED_RUN_OPTIONS if word.startswith(name)), None)):
             raise UsageError(f"{word}: spin -run's {refused} {_REFUSED_RUN_OPTIONS[refused]}, which "
                              "verify does not offer", hint="run spin -run yourself for it")
         else:
             out.append("--pan=" + shlex.quote(word))
     return out
+
+
+_CLAIM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _claim_option(word: str, value: str | None, run_given: bool) -> str:
+    """``-ltl NAME`` or ``-N WORD`` outside spin's options (after -run, or with no -run), as one
+    --pan or --spin argument.  SPIN has two -N: spin's ``-N FILE`` (a never claim in a file of
+    its own, added to the model) and pan's ``-N NAME`` (check the model's claim NAME).  spin
+    -run reads the words before -run as spin's and those after it as pan's, so:
+
+    * after -run, ``-N NAME`` is pan's (a claim file goes before -run);
+    * with no -run, ``-N WORD`` is spin's when WORD cannot be a claim's name (not a Promela
+      identifier: ``claim.pml``, ``dir/claim``), pan's when it is one and no file of that name
+      exists here; an identifier that names a file here too is ambiguous, and refused with both
+      ways to write it (``--spin '-N WORD'`` or ``-N WORD -run``; ``-ltl WORD``)."""
+    from topspin_py.errors import UsageError
+
+    if value is None or value.startswith("-"):
+        raise UsageError(f"{word} needs a claim name" + ("" if word == "-ltl" or run_given else " or a file"),
+                         hint="-ltl NAME or -N NAME: check the model's claim NAME (an ltl formula's or "
+                              "never claim's name); -N FILE before -run: a never claim in a file of its own")
+    if word == "-N" and value.isdigit():
+        # pan -N 2 looks for a claim named "2"; the second claim is -N2
+        raise UsageError(f"-N {value}: pan takes a claim's number attached (-N{value}), and spin's -N a file",
+                         hint=f"write -N{value} for pan's claim number {value}, or -N NAME")
+    if word == "-ltl" or (_CLAIM_NAME.fullmatch(value) and (run_given or not Path(value).exists())):
+        return "--pan=" + shlex.join(["-N", value])
+    if run_given:
+        raise UsageError(f"-N {value}: after -run, -N is pan's -N NAME, and '{value}' is no claim name",
+                         hint=f"spin's -N FILE (a never claim in a file of its own) goes before -run: "
+                              f"-N {shlex.quote(value)} -run ...")
+    if _CLAIM_NAME.fullmatch(value):
+        raise UsageError(f"-N {value}: '{value}' names both a file here (spin's -N FILE) and, maybe, "
+                         "a claim of the model (pan's -N NAME)",
+                         hint=f"write --spin '-N {value}' (or -N {value} before -run) for the claim in "
+                              f"the file, -ltl {value} for the model's claim")
+    return "--spin=" + shlex.join(["-N", value])
 
 
 if __name__ == "__main__":

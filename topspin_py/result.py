@@ -16,11 +16,16 @@ and symmetry reduction must agree on whether the model has errors: when they do 
 ``por_disagreement`` says how and the exit status is 2, as for --compare.  Both runs may find
 errors of different kinds first (a model with several errors, searched in different orders, as
 pan stops at the first): both verdicts say "errors", so the exit status stays 1, and
-``por_first_errors_differ`` says so beside them.
+``por_first_errors_differ`` says so beside them.  One disagreement has a known cause that is
+not topspin-py's: where SPIN itself says its partial order reduction is not compatible with
+the model (``por_incompatible``: pan.c's "#warning p.o. reduction not compatible with remote
+varrefs"), verify searches without it (``por_turned_off``), and --cross-check's run with it
+may miss the errors the run without it found.  ``por_missed_by_spin`` says so, naming SPIN's
+warning, and the exit status is that of the verdict without it (1: errors found).
 
-``verify --check-symmetry`` compares, depth by depth, the canonical forms of the states plain pan
-meets in a bounded breadth-first search with the states the reduced pan stores
-(pan/symcheck.py); ``symmetry_check`` says what it found, and a difference is exit status 2.
+``verify --check-symmetry`` compares the canonical forms of the states plain pan stores with the
+forms the reduced pan stores, without trusting the analysis (pan/symcheck.py);
+``symmetry_check`` says what it found, and a difference is exit status 2.
 """
 
 from __future__ import annotations
@@ -64,6 +69,7 @@ class PorRun:
     complete: bool
     incomplete_reason: str | None
     elapsed_s: float
+    por_incompatible: list[str] = field(default_factory=list)   # as Result's
 
 
 def error_kind(line: str | None) -> str | None:
@@ -73,6 +79,13 @@ def error_kind(line: str | None) -> str | None:
         return None
     text = line.split(": ", 1)[1] if line.startswith("pan:") and ": " in line else line
     return text.split(" (", 1)[0].strip()
+
+
+def por_off_note(spin_says) -> str:
+    """What verify says when it compiles with -DNOREDUCE because SPIN says its partial order
+    reduction is not compatible with the model (``spin_says``: pan.c's lines that say so)."""
+    return ("partial order reduction turned off (compiled with -DNOREDUCE): SPIN says it is not "
+            "compatible with this model, and it would miss errors: " + "; ".join(spin_says))
 
 
 def _por_words(on: bool) -> str:
@@ -141,6 +154,11 @@ class Result:
     # "exact", "complete" or "approximate" (topspin_py.strategies); None: no reduction.
     exactness: str | None = None
     cross_check: PorRun | None = None   # --cross-check: the run with POR switched the other way
+    # SPIN's own words that its partial order reduction is not compatible with this model
+    # (pan.c's "#warning p.o. reduction not compatible with remote varrefs (use -DNOREDUCE)"),
+    # and whether verify compiled with -DNOREDUCE for them (it does unless you gave it).
+    por_incompatible: list[str] = field(default_factory=list)
+    por_turned_off: bool = False
     # A cycle's trail under symmetry reduction (pan/lasso.py): one entry per trail with a cycle,
     # the Lasso's as_json() ("outcome": "closed", "unrolled" or "failed").
     lassos: list[dict] = field(default_factory=list)
@@ -185,11 +203,35 @@ class Result:
                 "this model as a topspin-py bug")
 
     @property
+    def por_note(self) -> str | None:
+        """Why pan searched without partial order reduction although nobody asked: SPIN says
+        it is not compatible with the model (verify.py); None otherwise."""
+        return por_off_note(self.por_incompatible) if self.por_turned_off else None
+
+    @property
+    def por_missed_by_spin(self) -> str | None:
+        """--cross-check: the search with partial order reduction found no errors where the one
+        without found some, and SPIN itself says its reduction is not compatible with this model
+        (``por_incompatible``): SPIN's known limit, not a fault of the symmetry reduction, and
+        the verdict without it stands; None otherwise."""
+        other = self.cross_check
+        spin_says = self.por_incompatible or (other.por_incompatible if other is not None else [])
+        if other is None or not spin_says or other.partial_order_reduction == self.partial_order_reduction:
+            return None
+        with_por, without = (self.errors, other.errors) if self.partial_order_reduction else (other.errors, self.errors)
+        if with_por or not without:
+            return None   # the reduction may lose errors, never make them up: that is no known limit
+        return (f"the search with SPIN's partial order reduction found no errors, the search without it "
+                f"found {without}: SPIN's partial order reduction is not compatible with this model, as "
+                f"SPIN itself warns ({'; '.join(spin_says)}), and misses them; the verdict without it stands")
+
+    @property
     def por_disagreement(self) -> str | None:
         """--cross-check: what is wrong when the searches with and without partial order
-        reduction disagree on whether the model has errors; None when they agree."""
+        reduction disagree on whether the model has errors; None when they agree, or when SPIN's
+        own warning explains it (``por_missed_by_spin``)."""
         other = self.cross_check
-        if other is None or bool(other.errors) == bool(self.errors):
+        if other is None or bool(other.errors) == bool(self.errors) or self.por_missed_by_spin is not None:
             return None
         this_run = (f"the search {_por_words(self.partial_order_reduction)}",
                     self.errors, self.complete, self.incomplete_reason)
@@ -240,6 +282,7 @@ class Result:
         data["reduction"] = self.reduction
         data["disagreement"] = self.disagreement
         data["por_disagreement"] = self.por_disagreement
+        data["por_missed_by_spin"] = self.por_missed_by_spin
         data["por_first_errors_differ"] = self.por_first_errors_differ
         return data
 
@@ -295,8 +338,9 @@ class Result:
         lines += self._unreached_lines()
         if not self.counts_exact:
             lines.append("note: pan printed some counts rounded to 8 significant digits")
-        ours = strategies.warning(self.strategy) if self.strategy in strategies.choices() else None
-        lines += [f"{'warning:':16}{warning}" if warning == ours
+        ours = {strategies.warning(self.strategy) if self.strategy in strategies.choices() else None,
+                self.por_note}
+        lines += [f"{'warning:':16}{warning}" if warning in ours
                   else f"{'pan warning:':16}{_without_prefix(warning)}" for warning in self.warnings]
         if self.disagreement is not None:
             lines.append(f"{'VERDICTS DIFFER:':16}{self.disagreement}")
@@ -337,6 +381,8 @@ class Result:
                          "both times (the model or its flags leave pan no choice)")
         if self.por_disagreement is not None:
             lines.append(f"POR VERDICTS DIFFER: {self.por_disagreement}")
+        elif self.por_missed_by_spin is not None:
+            lines.append(f"{'cross-check:':16}verdicts differ because of SPIN: {self.por_missed_by_spin}")
         elif self.por_first_errors_differ is not None:
             lines.append(f"{'cross-check:':16}verdicts agree, but {self.por_first_errors_differ}")
         else:

@@ -40,9 +40,16 @@ Policies decided here (each documented where it is applied):
   ToolchainErrors whose hint names the flag to pass.
 * --compare: a plain run too; when the verdicts differ, ``Result.disagreement`` says how and
   the exit status is 2 (result.py).
+* SPIN's partial order reduction where SPIN says it is not compatible with the model (pan.c's
+  "#warning p.o. reduction not compatible with remote varrefs (use -DNOREDUCE)", read from the
+  preprocessor, not a compilation: _spin_por_incompatibilities): "no errors" must mean no
+  errors, so verify compiles with -DNOREDUCE and says so (a note, Result.warnings,
+  por_turned_off).  SPIN's other #warnings that gcc gives reach the user too (a note,
+  Result.warnings).
 * --cross-check: the same search once more, same strategy, with partial order reduction
-  switched the other way (-DNOREDUCE added, or taken away when given; _cross_check); verdicts
-  that differ on whether there are errors make the exit status 2 (result.py).
+  switched the other way (-DNOREDUCE added, or taken away when given; kept on where verify
+  turned it off for SPIN's warning: _cross_check); verdicts that differ on whether there are
+  errors make the exit status 2 (result.py), unless SPIN's warning explains them.
 * Ctrl-C while pan runs: pan prints its statistics so far (toolchain.run_pan); with
   ``partial_on_interrupt`` they become a Result marked ``interrupted`` (exit status 130), with
   no rerun and no plain run after it.  Otherwise, and for Ctrl-C at any other moment or
@@ -70,11 +77,13 @@ from topspin_py.errors import ToolchainError, UsageError
 from topspin_py.pan import flags as panflags
 from topspin_py.pan import lasso, symcheck, toolchain, trails
 from topspin_py.pan.claims import accept_labels
+from topspin_py.pan.claims import claims_from_file as claims_from_file_of
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.pan.progress import Progress, ProgressWatcher
 from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.promela import ast
 from topspin_py.promela.model import Model
+from topspin_py.promela.preprocess import macros_used
 from topspin_py.reduce import (
     GENERATED_C,
     defines_the_reduction_needs,
@@ -84,7 +93,7 @@ from topspin_py.reduce import (
     strategy_choice,
     write_canonicaliser,
 )
-from topspin_py.result import PlainRun, PorRun, Result
+from topspin_py.result import PlainRun, PorRun, Result, por_off_note
 from topspin_py.symmetry.detect import Group
 
 # "auto" picks the fastest exact strategy the group allows (reduce.strategy_choice).  The
@@ -115,7 +124,9 @@ class VerifyOptions:
     partial_on_interrupt: bool = False   # Ctrl-C during pan: return its statistics so far as an
                                          # interrupted Result, not KeyboardInterrupt (the CLI)
     check_symmetry: int | None = None    # --check-symmetry=BUDGET: compare the reduced search with
-                                         # plain pan's, breadth first, to BUDGET states (pan/symcheck.py)
+                                         # plain pan's up to BUDGET states (pan/symcheck.py)
+    keep_por: bool = False               # keep partial order reduction where SPIN says it is not
+                                         # compatible with the model (--cross-check's other run)
 
 
 @dataclass
@@ -127,6 +138,13 @@ class Reporter:
     detail: Callable[[str], None]
     stage: Callable[[str, int | None], None]
     commands: list[str] = dataclasses.field(default_factory=list)
+    compile_warnings: list[str] = dataclasses.field(default_factory=list)   # SPIN's #warnings gcc gave
+
+    def compile_warning(self, text: str) -> None:
+        """A #warning of pan's sources that gcc gave: shown once, and kept for the Result."""
+        if text not in self.compile_warnings:
+            self.compile_warnings.append(text)
+            self.note(f"gcc: {text}")
 
     @classmethod
     def of(cls, options: VerifyOptions) -> Reporter:
@@ -147,8 +165,10 @@ class _Request:
     pan_args: list[str]
     spin_options: panflags.SpinOptions
     tools: toolchain.Toolchain
-    loaded: Model        # the model as the symmetry detection reads it (with -f's claim)
-    as_written: Model    # the model as spin is given it (without -f's claim, which spin adds)
+    loaded: Model        # the model as the symmetry detection reads it (with -f's or -N's claim)
+    as_written: Model    # the model as spin is given it (without that claim, which spin adds)
+    claims_from_file: tuple[str, ...] = ()   # pan's names of the claims spin's -N FILE adds
+    defines_used: frozenset[str] = frozenset()   # the names of the defines the program uses
 
 
 @dataclass
@@ -174,12 +194,27 @@ class PanBuild:
     strategy_reason: str | None   # why auto chose it, or why none was used
     symmetry_notes: list[str]     # why the group is smaller than it looks (the summary)
     compile_flags: list[str]      # the -D flags for gcc, without the reduction's own
+    claims_from_file: tuple[str, ...] = ()   # pan's names of the claims of spin's -N FILE
+    # SPIN's own words that its partial order reduction is not compatible with the model
+    # (flags.por_incompatibilities), and whether verify added -DNOREDUCE for them.
+    por_incompatible: tuple[str, ...] = ()
+    por_turned_off: bool = False
 
     @property
     def replay_args(self) -> list[str]:
-        """spin -t needs what shapes the model and its claim, not -oN (ignored in simulations)."""
-        return [*(f"-D{define}" for define in self.defines),
-                *(word for word in self.spin_options.shown if not re.fullmatch(r"-o\d", word))]
+        """spin -t needs what shapes the model and its claim, not -oN (ignored in simulations).
+        spin -t -N FILE includes FILE from MODEL.nvr, which it writes beside the model: FILE is
+        named as the user gave it when the model is in the current directory, else by its
+        absolute path (_replay_command names the model so too)."""
+        words = [f"-D{define}" for define in self.defines]
+        shown = iter(self.spin_options.shown)
+        for word in shown:
+            if word == "-N":
+                given = next(shown)
+                words += ["-N", given if _in_current_directory(self.model) else str(self.spin_options.claim_file)]
+            elif not re.fullmatch(r"-o\d", word):
+                words.append(word)
+        return words
 
 
 def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Result:
@@ -209,7 +244,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
                 and not search.interrupted and options.save_trails):
             assert group is not None
             lassos = _unroll_lassos(binary, search, workdir, group, flags, build.tools,
-                                    reporter.ran, reporter.stage)
+                                    reporter.ran, reporter.stage, reporter.compile_warning)
             for failed in (item for item in lassos if item.outcome == "failed"):
                 note(f"lasso: {failed.describe()}")
         trails = (save_trails(search.report, workdir, model, options.keep_dir, build.replay_args,
@@ -244,10 +279,18 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     result.strategy_reason = build.strategy_reason
     result.exactness = strategies.exactness(strategy)
     result.exact = result.exactness in (None, "exact")
-    if strategy_warning := strategies.warning(strategy):
-        result.warnings.insert(0, strategy_warning)
-    result.claim = _claim_description(search.report.claim, build.context)
+    result.por_incompatible = list(build.por_incompatible)
+    result.por_turned_off = build.por_turned_off
+    # Ours first (the strategy's warning, the partial order reduction we turned off), then
+    # pan's, as it printed them, then SPIN's #warnings that gcc gave.
+    result.warnings[:0] = [warning for warning in (strategies.warning(strategy), result.por_note) if warning]
+    result.warnings += [text for text in reporter.compile_warnings if text not in result.warnings]
+    result.claim = _claim_description(search.report.claim, build)
     result.search = _SEARCH_KINDS[search.report.cycle_search]
+    if options.compare and strategy == "none" and not result.interrupted:
+        # nothing reduced: this run is plain SPIN's, and there is no other to compare it with
+        note(f"--compare: no reduction to compare ({build.strategy_reason or 'strategy none'}): "
+             "this run is plain SPIN's")
     if options.compare and strategy != "none" and not result.interrupted:
         note("running plain SPIN (--strategy none) for the comparison")
         try:
@@ -265,7 +308,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
                                 plain.elapsed_s, plain.memory_mb)
     if options.cross_check and not result.interrupted:
         try:
-            result.cross_check = _cross_check(model, options, note)
+            result.cross_check = _cross_check(model, options, note, result)
         except KeyboardInterrupt:
             if not options.partial_on_interrupt:
                 raise
@@ -299,7 +342,7 @@ def compile_build(build: PanBuild, workdir: Path, reporter: Reporter, extra_flag
                         + (f"; auto chose it: {build.strategy_reason}" if build.strategy_reason else ""))
     reporter.ran(toolchain.compile_command(build.tools, flags, optimisation))
     reporter.stage(f"gcc {optimisation}: compiling pan.c", None)
-    return toolchain.compile_pan(build.tools, flags, workdir, optimisation), flags
+    return toolchain.compile_pan(build.tools, flags, workdir, optimisation, on_warning=reporter.compile_warning), flags
 
 
 def check_report(build: PanBuild, report: PanReport) -> None:
@@ -332,17 +375,36 @@ def _read(model_path: str | Path, options: VerifyOptions, reporter: Reporter) ->
         # a report, and ends without pan's own: nothing to read a verdict from.
         raise UsageError(f"pan {replay} replays a trail instead of searching: verify runs searches",
                          hint="replay is spin's job: spin -t -p model.pml (spin -k FILE for another trail)")
+    panflags.check_pan_args(pan_args, defines)
     spin_options = panflags.parse_spin_args(options.spin_args)
     for define, why in panflags.defines_pan_args_need(defines, pan_args):
         note(f"compiling with -D{define}: {why}")
         defines.append(define)
+    _refuse_a_claim_pan_would_not_check(spin_options, defines)
 
     tools = toolchain.find_toolchain()
     for warning in tools.warnings:
         note(warning)
     reporter.stage("reading the model", None)
-    loaded, as_written = toolchain.models_for_spin(tools, model, defines, spin_options)
-    return _Request(model, defines, pan_args, spin_options, tools, loaded, as_written)
+    loaded, as_written, claim_text = toolchain.models_for_spin(tools, model, defines, spin_options)
+    claim_file = spin_options.claim_file
+    claims_from_file = claims_from_file_of(loaded, claim_file) if claim_file is not None else ()
+    used = _defines_used(model, defines, spin_options.cpp_flags, claim_text, claim_file)
+    return _Request(model, defines, pan_args, spin_options, tools, loaded, as_written, claims_from_file, used)
+
+
+def _defines_used(model: Path, defines: list[str], cpp_flags: tuple[str, ...], claim_text: str | None,
+                  claim_file: Path | None) -> frozenset[str]:
+    """The names of ``defines`` that the program spin reads uses (the model, and the claim of
+    -f or -N FILE, which spin preprocesses with it): a -D that neither it nor pan uses would be
+    dropped without a word (_translate refuses it)."""
+    if not defines:
+        return frozenset()
+    with tempfile.TemporaryDirectory(prefix="topspin-macros-") as name:
+        program = (model if claim_text is None and claim_file is None
+                   else toolchain.claim_wrapper(model, Path(name), claim_text, claim_file))
+        used = macros_used(program, defines, cpp_flags)
+    return frozenset(panflags.define_name(define) for define in defines) & used
 
 
 def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporter: Reporter) -> PanBuild:
@@ -354,16 +416,28 @@ def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporte
     # A model that uses the ref/public extension: spin reads its desugared program.
     source = toolchain.spin_source(model, request.as_written, workdir)
     desugared = _desugared_copy(model) if source != model else None
-    reporter.ran(toolchain.spin_command(tools, source, defines, spin_args=spin_options.args))
+    claim_file = spin_options.claim_file
+    reporter.ran(toolchain.spin_command(tools, source, defines, claim_file, spin_options.args))
     stage("spin -a: translating the model into pan.c", None)
     spin_output = toolchain.generate_pan(tools, source, str(model) if desugared is None else str(source),
-                                         defines, workdir, spin_args=spin_options.args)
+                                         defines, workdir, claim_file, spin_options.args)
     loaded = toolchain.as_checked_by(request.loaded, workdir)   # does this pan reset dead locals?
     # What the model asks pan to check, as spin -run decides it: this needs spin's ltl
     # translations, and it decides which claim and labels constrain the symmetry.
     choice = panflags.choose_search(request.pan_args, defines, accept_labels(loaded, workdir), options.safety)
     (note if choice.notable else detail)(choice.reason)
     pan_args = list(choice.pan_args)
+    por_incompatible = _spin_por_incompatibilities(tools, defines, pan_args, workdir)
+    por_turned_off = False
+    if por_incompatible and "NOREDUCE" not in {panflags.define_name(define) for define in defines}:
+        if options.keep_por:
+            note("partial order reduction kept on for the comparison, although SPIN says it is not "
+                 "compatible with this model: " + "; ".join(por_incompatible))
+        else:
+            # "no errors" must mean no errors: SPIN's reduction would miss them here.
+            note(por_off_note(por_incompatible))
+            defines.append("NOREDUCE")
+            por_turned_off = True
     group = None
     strategy = "none"
     strategy_reason: str | None = None   # why auto chose it, or why none was used
@@ -407,6 +481,14 @@ def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporte
         panflags.pan_option_names(pan_sources.values()))
     _refuse_printing_with_several_processes(defines, loaded)
     detail(compile_flags.safety_reason)
+    unused = [define for define in compile_flags.model_only
+              if panflags.define_name(define) not in request.defines_used]
+    if unused:
+        raise UsageError(f"{' '.join('-D' + define for define in unused)}: neither the model nor pan uses "
+                         f"{'this name' if len(unused) == 1 else 'these names'}, so "
+                         f"{'it' if len(unused) == 1 else 'they'} would change nothing",
+                         hint="check the spelling: pan's options are the names pan.c tests (-DNOREDUCE, "
+                              "-DSAFETY, -DBITSTATE, -DCOLLAPSE, ...), a macro for the model is one it uses")
     if compile_flags.model_only:
         detail("for the model only (pan's sources do not test them): "
                + " ".join(f"-D{define}" for define in compile_flags.model_only))
@@ -420,7 +502,25 @@ def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporte
                     desugared=desugared, spin_output=spin_output, spin_options=spin_options,
                     pan_args=pan_args, defines=defines, group=group, strategy=strategy,
                     strategy_reason=strategy_reason, symmetry_notes=symmetry_notes,
-                    compile_flags=list(compile_flags.flags))
+                    compile_flags=list(compile_flags.flags), claims_from_file=request.claims_from_file,
+                    por_incompatible=tuple(por_incompatible), por_turned_off=por_turned_off)
+
+
+
+
+def _spin_por_incompatibilities(tools: toolchain.Toolchain, defines: list[str], pan_args: list[str],
+                                workdir: Path) -> list[str]:
+    """SPIN's own words, in the pan.c of ``workdir``, that its partial order reduction is not
+    compatible with the model (flags.por_incompatibilities): the #warning and #error lines
+    that the preprocessor reaches with the search's flags, -DNOREDUCE taken away (whether the
+    user gave it or not, so that --cross-check can say why the verdicts differ).  One run of
+    the preprocessor, not of the compiler."""
+    with_por = [define for define in defines if panflags.define_name(define) != "NOREDUCE"]
+    sources = [path.read_text(errors="replace") for path in workdir.glob("pan.[chbmpt]")]
+    pan_h = (workdir / "pan.h").read_text(errors="replace")
+    flags = panflags.choose_compile_flags(with_por, pan_args, panflags.pan_h_declares_claim(pan_h),
+                                          panflags.pan_option_names(sources)).flags
+    return panflags.por_incompatibilities(toolchain.preprocessor_diagnostics(tools, flags, workdir))
 
 
 def _refuse_printing_with_several_processes(defines: list[str], model: Model) -> None:
@@ -457,7 +557,7 @@ def _note_worker_trails(report: PanReport, defines: list[str], note) -> None:
 
 
 def _unroll_lassos(binary: Path, search: _Search, workdir: Path, group: Group, flags: list[str],
-                   tools, ran, stage) -> list[lasso.Lasso]:
+                   tools, ran, stage, on_warning) -> list[lasso.Lasso]:
     """Every trail of ``search`` that ends in a cycle, made a real lasso where pan closed the
     cycle only up to a symmetry (pan/lasso.py), before the trails are copied to the user.
     A canonicaliser that does not give its elements gets a second pan, with refine's."""
@@ -479,7 +579,7 @@ def _unroll_lassos(binary: Path, search: _Search, workdir: Path, group: Group, f
         write_canonicaliser(workdir, group, "refine", own, lasso.LASSO_CANONICALISER)
         lasso_flags = [*flags, f'-DTOPSPIN_SYM_FILE="{lasso.LASSO_CANONICALISER}"']
         ran(toolchain.compile_command(tools, lasso_flags, "-O0", lasso.LASSO_BINARY))
-        unrolling = toolchain.compile_pan(tools, lasso_flags, workdir, "-O0", lasso.LASSO_BINARY)
+        unrolling = toolchain.compile_pan(tools, lasso_flags, workdir, "-O0", lasso.LASSO_BINARY, on_warning)
         ran(["env", *(f"{key}={value}" for key, value in lasso.environment(name).items()),
              f"./{unrolling.name}", *search.args])
         lassos.append(lasso.unroll(unrolling, search.args, workdir, trail))
@@ -493,6 +593,20 @@ def _por_switched(defines: list[str]) -> list[str]:
     return without if len(without) < len(defines) else [*defines, "NOREDUCE"]
 
 
+def _refuse_a_claim_pan_would_not_check(spin_options: panflags.SpinOptions, defines: list[str]) -> None:
+    """spin's -f, -F or -N FILE adds a never claim for pan to check; -DNOCLAIM leaves every
+    claim out, and -DNP (or pan -l, which adds it) checks the non-progress claim in its place:
+    the claim asked for would go unchecked without a word."""
+    given = (spin_options.formula_args[0] if spin_options.formula_args
+             else "-N FILE" if spin_options.claim_file is not None else None)
+    names = {panflags.define_name(define) for define in defines}
+    for name, why in (("NOCLAIM", "leaves every claim out"),
+                      ("NP", "checks pan's non-progress claim in place of the never claim")):
+        if given is not None and name in names:
+            raise UsageError(f"spin {given} adds a never claim for pan to check, and -D{name} {why}",
+                             hint=f"drop -D{name}" + (" (and -l)" if name == "NP" else "") + f", or {given}")
+
+
 def _refuse_cross_check(options: VerifyOptions) -> None:
     """Before any work: a cross-check whose second run would be refused (refuse_with_symmetry)."""
     names = {panflags.define_name(define) for define in _por_switched(list(options.defines))}
@@ -503,36 +617,46 @@ def _refuse_cross_check(options: VerifyOptions) -> None:
                          "reduction to compare", hint="drop --cross-check, or -DBFS or -DBITSTATE")
 
 
-def _cross_check(model: Path, options: VerifyOptions, note: Callable[[str], None]) -> PorRun:
+def _cross_check(model: Path, options: VerifyOptions, note: Callable[[str], None], reported: Result) -> PorRun:
     """The search of ``options`` once more with partial order reduction switched the other way
     (_por_switched).  Same strategy, claim and pan arguments; no trail (the reported run's
-    stays), no --compare."""
+    stays), no --compare.  When the reported run had none because verify turned it off (SPIN
+    says it is not compatible with the model), the other run keeps it, so that the comparison
+    shows what SPIN's reduction would have given."""
     defines = list(options.defines)
     other = _por_switched(defines)
-    switched = "without -DNOREDUCE" if len(other) < len(defines) else "with -DNOREDUCE"
-    note(f"--cross-check: verifying again {switched}")
+    if reported.por_turned_off:
+        other = [define for define in defines if panflags.define_name(define) != "NOREDUCE"]
+    with_por = "NOREDUCE" not in {panflags.define_name(define) for define in other}
+    note(f"--cross-check: verifying again {'without' if with_por else 'with'} -DNOREDUCE")
     run = verify(model, dataclasses.replace(options, defines=tuple(other), compare=False, cross_check=False,
                                             check_symmetry=None,
                                             keep_dir=None, save_trails=False, on_progress=None,
-                                            partial_on_interrupt=False))
+                                            partial_on_interrupt=False, keep_por=with_por))
     return PorRun(partial_order_reduction=run.partial_order_reduction, defines=run.defines,
                   states_stored=run.states_stored, transitions=run.transitions, errors=run.errors,
                   first_error=run.error_messages[0] if run.error_messages else None,
                   complete=run.complete, incomplete_reason=run.incomplete_reason,
-                  elapsed_s=run.elapsed_s)
+                  elapsed_s=run.elapsed_s, por_incompatible=list(run.por_incompatible))
 
 
 _SEARCH_KINDS = {None: "safety", "acceptance": "acceptance cycles, -a",
                  "non-progress": "non-progress cycles, -l"}
 
 
-def _claim_description(claim: str | None, model: Model) -> str | None:
-    """The claim pan reports it checked, for the user: ``ltl p1``, ``never claim never_0``."""
+def _claim_description(claim: str | None, build: PanBuild) -> str | None:
+    """The claim pan reports it checked, for the user: ``ltl p1``, ``never claim never_0``,
+    ``never claim never_0 (spin -N claim.pml)``."""
     if claim is None:
         return None
     if claim == ":np_:":
         return "non-progress claim (-DNP)"
-    return f"ltl {claim}" if claim in model.checked_ltl_names() else f"never claim {claim}"
+    if claim in build.context.checked_ltl_names():
+        return f"ltl {claim}"
+    if claim in build.claims_from_file:
+        shown = build.spin_options.shown
+        return f"never claim {claim} (spin -N {shown[shown.index('-N') + 1]})"
+    return f"never claim {claim}"
 
 
 def _check_reduction_on(report: PanReport, group) -> None:
@@ -945,9 +1069,18 @@ def _trail_flag(model: Path, pan_name: str) -> str | None:
 
 
 def _replay_command(model: Path, spin_args: list[str], trail_flags: list[str]) -> str:
-    """``spin [-DN=3 ...] [-f formula] -t -p model``: the options that shape the model and its
-    claim, as the search had them, then the trail."""
-    return shlex.join(["spin", *spin_args, *trail_flags, "-p", str(model)])
+    """``spin [-DN=3 ...] [-f formula | -N FILE] -t -p model``: the options that shape the model
+    and its claim, as the search had them, then the trail.  With -f, -F or -N, spin writes
+    MODEL.nvr beside the model and includes the model from it by the name it was given, which
+    only works from the model's own directory or for an absolute name: the model is named by
+    its absolute path unless it is in the current directory."""
+    adds_claim = any(word in ("-f", "-F", "-N") for word in spin_args)
+    shown = model if not adds_claim or _in_current_directory(model) else model.resolve()
+    return shlex.join(["spin", *spin_args, *trail_flags, "-p", str(shown)])
+
+
+def _in_current_directory(path: Path) -> bool:
+    return path.parent.resolve() == Path.cwd().resolve()
 
 
 def _trail_depth(trail: Path) -> int | None:

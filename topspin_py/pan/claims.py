@@ -3,13 +3,18 @@
 ``spin -a`` writes every never claim and ltl formula of the model into pan.c as a process type
 of its own (``procname[]`` names it, ``Btypes[]`` marks it ``N_CLAIM`` = 1, pan.t holds its
 transitions, ``src_fileK[]`` the file its lines came from), and the ltl formulas' translations
-into ``_spin_nvr.tmp`` in its working directory.  ``spin -a -N claim.pml model.pml`` adds the
-never claim in claim.pml the same way, numbered before the model's own claims.
+into ``_spin_nvr.tmp`` in its working directory.  ``spin -a -N claim.pml model.pml`` and
+``spin -a -f FORMULA model.pml`` add a never claim: spin writes ``model.pml.nvr`` beside the
+model, holding ``#include "model.pml"`` and then ``#include "claim.pml"`` (or the formula's
+translation), and reads that file instead (main.c).  So the model's macros apply to the claim,
+and its never claims come after the model's own and before the ltl formulas (which spin reads
+last) in pan's numbering: :func:`load_with_claim` reads the model so.
 
-Two users:
+Three users:
 
 * ``verify`` asks which accept labels the model has (spin's ``has_accept``), the ones of the ltl
-  translations included, to search for acceptance cycles as ``spin -run`` does;
+  translations included, to search for acceptance cycles as ``spin -run`` does, and reads the
+  model with the claim of spin's -N FILE or -f FORMULA (toolchain.load_model_for_spin);
 * ``patch`` asks which claims a pan.c was generated with (:func:`compiled_claims`), to find
   the claim file of a claim the model does not hold (``-N claim.pml``) and read the model
   with it (provenance.py), so that the symmetry group respects every claim pan.c holds.
@@ -23,10 +28,9 @@ from pathlib import Path
 
 from topspin_py.errors import TopspinError, UsageError
 from topspin_py.pan import toolchain
-from topspin_py.promela import ast, build_model, parse_file
+from topspin_py.promela import ast
 from topspin_py.promela.model import Model
 from topspin_py.promela.parser import parse_text
-from topspin_py.promela.pragmas import scalarset_pragmas
 
 LTL_TRANSLATIONS = "_spin_nvr.tmp"   # spin -a's never claims for the model's ltl formulas
 N_CLAIM = 1                          # Btypes[] of a claim (pan.c's enum btypes)
@@ -138,22 +142,21 @@ def foreign_claims(compiled: list[CompiledClaim], written: list[CompiledClaim]) 
     return [c for c in compiled if (c.name, c.transitions) not in known]
 
 
+
 def same_claims(compiled: list[CompiledClaim], written: list[CompiledClaim]) -> bool:
     """The same claims, in the same order, with the same transitions."""
     return [(c.name, c.transitions) for c in compiled] == [(c.name, c.transitions) for c in written]
 
 
-def with_claim_file(model_path: Path, claim_file: Path, defines: list[str], cpp_flags: tuple[str, ...],
-                    hint: str) -> Model:
-    """The program ``spin -a -N claim_file model_path`` reads: the never claims of the claim
-    file first (pan numbers them first), then the model.  A claim file that holds anything
-    but never claims is refused (``hint`` says what to do): topspin-py cannot tell how it
-    changes the model."""
-    claim_spec = parse_file(claim_file, tuple(defines), cpp_flags)
-    if any(not isinstance(u, ast.Never) for u in claim_spec.units):
-        raise UsageError(f"{claim_file}: a claim file given with spin -N holds more than never "
-                         "claims; topspin-py cannot tell how it changes the model", hint=hint)
-    spec = parse_file(model_path, tuple(defines), cpp_flags)
-    model = build_model(ast.replace(spec, units=[*claim_spec.units, *spec.units]), str(model_path), merge=False)
-    model.scalarsets = scalarset_pragmas(model_path)   # as load_model reads them
-    return model
+def with_claim_file(model_path: Path, claim_file: Path, defines: list[str], cpp_flags: tuple[str, ...]) -> Model:
+    """The program ``spin -a -N claim_file model_path`` reads (toolchain.load_model_for_spin:
+    spin's MODEL.nvr, the model and then the claim file), proctype copies apart as the user's
+    spin read the file as written."""
+    return toolchain.load_model_for_spin(model_path, defines, cpp_flags, claim_file=claim_file, merge=False)
+
+
+def claims_from_file(model: Model, claim_file: Path) -> tuple[str, ...]:
+    """pan's names of the never claims ``model`` (load_model_for_spin's) has from ``claim_file``."""
+    own = str(claim_file.resolve())
+    return tuple(name for unit, name in model.claim_names()
+                 if isinstance(unit, ast.Never) and unit.pos is not None and unit.pos.file == own)

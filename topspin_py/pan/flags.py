@@ -111,6 +111,19 @@ def _safety_decision(names: set[str], pan_args, model_has_claim: bool) -> tuple[
     return True, "added -DSAFETY: no claim and no cycle search (-a/-l/-f)"
 
 
+def por_incompatibilities(diagnostics) -> list[str]:
+    """SPIN's own words that its partial order reduction is not compatible with the model:
+    the #warning and #error lines of pan.c and pan.h (toolchain.preprocessor_diagnostics,
+    with the flags the search has, -DNOREDUCE taken away) that ask for -DNOREDUCE.  In SPIN
+    6.5.2 that is ``p.o. reduction not compatible with remote varrefs (use -DNOREDUCE)``:
+    pan keeps its reduction on then, and a process's step that writes a local variable
+    another process reads by a remote reference (``P[0]:x``) counts as independent of that
+    read, so errors are missed (tests/models/por_remote_ref.pml).  For enabled(),
+    pc_value(), priorities, _last and an else beside i/o pan.h defines NOREDUCE itself, so
+    their #errors are never reached."""
+    return [str(diagnostic) for diagnostic in diagnostics if "-DNOREDUCE" in diagnostic.text]
+
+
 # Storage modes that may lose states to hash collisions: a "complete" search under them has
 # visited every state it stored, not necessarily every reachable state.
 _APPROXIMATE_STORAGE = {"BITSTATE", "HC", "HC0", "HC1", "HC2", "HC3", "HC4"}
@@ -125,6 +138,99 @@ def approximate_storage(compile_flags) -> str | None:
     if "BFS_PAR" in names and not names & {"NO_HC", "NO_TDH"}:
         return "-DBFS_PAR"   # its pan.h turns on hash compaction unless -DNO_HC or -DNO_TDH
     return None
+
+
+# pan reads its run-time options in main() (pangen1.h) by the letter after '-'.  These it reads
+# by the letter alone: "-abc" is -a to pan.  verify reads the words whole (-a asks for a cycle
+# search, -i for -DREACH, -e goes on past errors, ...), so a longer word would mean one thing to
+# verify and another to pan.
+_LETTER_ONLY = frozenset("aAbeEfIJlnqvxXY")
+# These take a number, which pan reads with atoi() after the letter: a word without digits is 0
+# to pan (-m: a depth limit of 0; -c: go on past every error, -c0).
+_NUMBER_AFTER = frozenset("cmwkQuMGLz")
+# pan's options for the workers a multi-core pan starts itself (-B passes the next word on).
+_WORKER_ONLY = frozenset("BUWZ")
+
+
+def check_pan_args(pan_args, defines) -> None:
+    """Refuse pan arguments that pan would ignore, or read otherwise than verify reads them, each
+    with the way to write it: no argument is dropped without a word.  (pan's own "invalid option
+    ... ignored" messages, for what this does not foresee, become warnings: pan/output.py.)"""
+    names = {define_name(define): define for define in defines}
+    cores = _define_value(names.get("NCORE"), default=1)
+    args = list(pan_args)
+    claims = 0
+    position = 0
+    while position < len(args):
+        arg = args[position]
+        position += 1
+        if not arg.startswith("-") or len(arg) < 2:
+            raise UsageError(f"pan argument '{arg}': pan stops reading its options at a word that does "
+                             "not start with '-', and would ignore it and every argument after it",
+                             hint="pan's options start with '-'; a claim's name follows -N (-N NAME)")
+        letter, rest = arg[1], arg[2:]
+        if letter == "N":
+            claims += 1
+            if not rest:
+                if position == len(args) or args[position].startswith("-"):
+                    raise UsageError("pan -N needs a claim name (pan would check its default claim)",
+                                     hint="-N NAME: the name of an ltl formula or never claim of the model")
+                position += 1   # the claim's name
+            elif not (rest.isdigit() or rest[0].isalpha()):
+                raise UsageError(f"pan {arg}: pan reads a claim's name attached to -N only when it starts "
+                                 "with a letter (else it takes the next word)", hint=f"write -N {rest}")
+        elif letter == "a" and rest.isdigit() and "L_BOUND" in names:
+            pass   # -aN: the bound of -DBFS_PAR -DL_BOUND's cycle search, as pan reads it
+        elif (letter in _LETTER_ONLY or (letter == "i" and not arg.startswith("-i_reverse"))) and rest:
+            raise UsageError(f"pan {arg}: pan reads only the letter after '-', so this is its -{letter}, "
+                             "which verify does not take it for", hint=f"write -{letter}")
+        elif letter in _NUMBER_AFTER and not rest.isdigit():
+            raise UsageError(f"pan {arg}: -{letter} takes a number, which pan reads from the digits after "
+                             f"the letter: to pan this is -{letter}{_atoi(rest)}",
+                             hint=f"write -{letter}N, N a number (e.g. -m100000, -c0, -w26)")
+        elif letter == "R" and rest.startswith("S") and not rest[1:].isdigit():
+            raise UsageError(f"pan {arg}: -RS takes the seed, which pan reads from the digits after it: to "
+                             f"pan this is -RS{_atoi(rest[1:])}", hint="write -RSN, N a number")
+        elif arg == "-t":
+            raise UsageError("pan -t alone does nothing: -tSUF names the trails .SUF, -t_reverse reverses "
+                             "the order of transitions", hint="drop it (spin -t replays a trail: verify "
+                             "prints that command)")
+        elif letter in _WORKER_ONLY:
+            raise UsageError(f"pan {arg}: pan's -{letter} is for the workers a multi-core pan starts "
+                             "itself", hint="drop it; -DNCORE=N gives pan N cores")
+        if letter == "u" and "BFS_PAR" not in names:
+            raise UsageError(f"pan {arg} sets the cores of -DBFS_PAR's search; without -DBFS_PAR pan "
+                             "ignores it", hint="drop it, or add -DBFS_PAR")
+        if letter == "z" and cores <= 1:
+            raise UsageError(f"pan {arg} sets the depth below which a multi-core pan hands states to "
+                             "another core; a single-core pan ignores it", hint="drop it, or add -DNCORE=N")
+        if letter in "MG" and "BITSTATE" not in names:
+            raise UsageError(f"pan {arg} sizes the bit array of -DBITSTATE; without -DBITSTATE pan "
+                             "ignores it", hint="drop it (-wN sizes the hash table), or add -DBITSTATE")
+        if letter == "Q" and cores > 1:
+            raise UsageError(f"pan {arg} is a time limit only in a single-core pan: with -DNCORE={cores} "
+                             "pan reads -Q as the pid of its workers' parent", hint="drop -Q, or -DNCORE")
+    if claims > 1:
+        raise UsageError("pan checks one claim, and would take the last -N (or -ltl) given",
+                         hint="give -N NAME (or -ltl NAME) once")
+    if claims and "NOCLAIM" in names:
+        raise UsageError("-DNOCLAIM leaves every claim out, and a pan built with it refuses -N",
+                         hint="drop -N, or -DNOCLAIM")
+
+
+def _define_value(define: str | None, default: int) -> int:
+    """The number a -D gives its macro (NCORE=4 -> 4; NCORE -> 1, as gcc defines it); ``default``
+    when it is not given, or its value is no number."""
+    if define is None:
+        return default
+    value = define.split("=", 1)[1] if "=" in define else "1"
+    return int(value) if value.isdigit() else default
+
+
+def _atoi(text: str) -> int:
+    """C's atoi: the number its leading digits spell, 0 without any."""
+    digits = re.match(r"\d*", text).group(0)   # type: ignore[union-attr]
+    return int(digits) if digits else 0
 
 
 def claim_in_force(defines, pan_args) -> str:
@@ -206,9 +312,17 @@ def choose_search(pan_args, defines, accept_labels: list[str], safety_only: bool
     if "SAFETY" in names and (given or any(arg.startswith("-f") for arg in args)):
         raise UsageError(f"pan compiled with -DSAFETY has no cycle search, which {given or '-f'} asks for",
                          hint="drop -DSAFETY, or the pan argument")
+    if "NP" in names and given == "-a":
+        # pan: "warning: -a is disabled by -DNP, ignored"
+        raise UsageError("pan built with -DNP checks its non-progress claim and ignores -a",
+                         hint="-l searches for non-progress cycles; drop -DNP for acceptance cycles")
     if safety_only:
         if given:
             raise UsageError(f"--safety asks for a safety search, --pan {given} for a cycle search",
+                             hint="give one of them")
+        if "NP" in names:
+            raise UsageError("--safety asks for a safety search, -DNP for non-progress cycles (pan's "
+                             "non-progress claim, which a safety search would leave unchecked)",
                              hint="give one of them")
         return SearchChoice(args, None, "safety search only (--safety)")
     if given:
@@ -292,26 +406,24 @@ _READING_OPTIONS = {"-o6": "the old rules for priority tags", "-o7": "the old ru
 
 @dataclass(frozen=True)
 class SpinOptions:
-    """spin's own options for ``spin -a``, checked: generation options and a never claim from
-    an LTL formula (-f FORMULA, -F FILE)."""
+    """spin's own options for ``spin -a``, checked: generation options, a never claim from an
+    LTL formula (-f FORMULA, -F FILE) or from a file of its own (-N FILE)."""
 
-    args: tuple[str, ...] = ()           # for spin -a, files made absolute (spin runs elsewhere)
-    shown: tuple[str, ...] = ()          # as the user gave them (for the replay command)
+    args: tuple[str, ...] = ()           # for spin -a, files made absolute (spin runs elsewhere);
+                                         # without -N FILE, which goes as claim_file
+    shown: tuple[str, ...] = ()          # as the user gave them (-N FILE included)
     formula_args: tuple[str, ...] = ()   # ("-f", FORMULA) or ("-F", /abs/FILE), or ()
     cpp_flags: tuple[str, ...] = ()      # -E-Idir's "-I/abs/dir": for our preprocessor as for spin's
-    claim_file: Path | None = None       # -N FILE (patch only): a never claim from a file of its own
+    claim_file: Path | None = None       # -N FILE, absolute: spin -a -N FILE adds its never claim
 
 
-def parse_spin_args(words: tuple[str, ...] | list[str], command: str = "verify",
-                    claim_file: bool = False) -> SpinOptions:
-    """Check spin's options; anything ``command`` cannot honour is refused with a reason.
-    ``claim_file``: spin's -N FILE is taken too (patch repeats a spin -a that had it; verify's
-    -N is pan's, the name of the claim to check)."""
+def parse_spin_args(words: tuple[str, ...] | list[str], command: str = "verify") -> SpinOptions:
+    """Check spin's options; anything ``command`` cannot honour is refused with a reason."""
     args: list[str] = []
     shown: list[str] = []
     formula: tuple[str, ...] = ()
     cpp_flags: list[str] = []
-    claim: Path | None = None
+    claim_file: Path | None = None
     items = iter(words)
     for word in items:
         if word.startswith("-E-I") and len(word) > 4:
@@ -331,24 +443,13 @@ def parse_spin_args(words: tuple[str, ...] | list[str], command: str = "verify",
         elif word in _READING_OPTIONS:
             raise UsageError(f"spin {word} ({_READING_OPTIONS[word]}) is not supported: topspin-py "
                              "reads the model by SPIN 6.5.2's rules, and spin would read it otherwise")
-        elif claim_file and (word == "-N" or (word.startswith("-N") and len(word) > 2)):
-            value = word[2:] or next(items, None)
-            if value is None:
-                raise UsageError("spin -N needs a file", hint="-N FILE, the file holding the never claim")
-            if claim is not None or formula:
-                raise UsageError("give one of spin's -N FILE, -f or -F, once")
-            if not Path(value).is_file():
-                raise UsageError(f"spin -N: claim file not found: {value}")
-            claim = Path(value).resolve()
-            shown.extend(("-N", value))
         elif word in ("-f", "-F"):
             value = next(items, None)
             if value is None:
                 raise UsageError(f"spin {word} needs a value",
                                  hint="-f 'LTL formula' or -F file-holding-the-formula")
-            if formula or claim is not None:
-                raise UsageError("give one of spin's -f or -F, once" if not claim_file
-                                 else "give one of spin's -N FILE, -f or -F, once")
+            if formula:
+                raise UsageError("give one of spin's -f or -F, once")
             if word == "-F":
                 if not Path(value).is_file():
                     raise UsageError(f"spin -F: formula file not found: {value}")
@@ -357,19 +458,51 @@ def parse_spin_args(words: tuple[str, ...] | list[str], command: str = "verify",
                 formula = ("-f", value)
             args.extend(formula)
             shown.extend((word, value))
+        elif word == "-N":
+            value = next(items, None)
+            claim_file = _claim_file(value, claim_file)
+            shown.extend((word, str(value)))
+        elif word.startswith("-N"):
+            # spin's -N ignores the rest of its word and takes the next one as the file
+            raise UsageError(f"spin {word}: spin's -N takes the claim file as the next word",
+                             hint=f"write -N FILE; pan's -N NAME (a claim of the model) is written "
+                                  f"after -run or after MODEL, e.g. -ltl {word[2:]}")
         else:
-            supported = "-o1 ... -o5, -f FORMULA, -F FILE" + (", -N FILE" if claim_file else "")
             raise UsageError(f"spin option '{word}' is not supported by {command}",
-                             hint=f"supported: {supported}, -E-IDIR (and -D for the preprocessor); "
+                             hint="supported: -o1 ... -o5, -f FORMULA, -F FILE, -N FILE, -E-IDIR (and -D for "
+                                  "the preprocessor); "
                                   + ("other spin options do not apply to a verification" if command == "verify"
                                      else "topspin-py cannot tell what the others do to the model"))
-    return SpinOptions(tuple(args), tuple(shown), formula, tuple(cpp_flags), claim)
+    if claim_file is not None and formula:
+        # spin -a reads only -f's (or -F's) claim then, and drops -N's without a word (main.c)
+        raise UsageError(f"spin {formula[0]} and -N FILE each give the never claim, and spin would "
+                         "use only the formula's", hint="give one of -f FORMULA, -F FILE, -N FILE")
+    return SpinOptions(tuple(args), tuple(shown), formula, tuple(cpp_flags), claim_file)
+
+
+def _claim_file(value: str | None, earlier: Path | None) -> Path:
+    """spin's ``-N FILE``: a file holding a never claim, which spin -a adds to the model."""
+    if value is None:
+        raise UsageError("spin -N needs a file", hint="-N FILE: a file holding a never claim")
+    if earlier is not None:
+        raise UsageError("give spin's -N FILE once: spin reads one claim file")
+    path = Path(value)
+    if not path.is_file():
+        raise UsageError(f"spin -N: claim file not found: {value}",
+                         hint="spin's -N FILE takes a file holding a never claim; pan's -N NAME, "
+                              "which selects one of the model's claims, is written after -run or "
+                              "after MODEL (or as -ltl NAME)")
+    return path.resolve()
 
 
 # spin -run's shorthands (spin 6.5.2, main.c, pats[]): each becomes a -D for pan's build.
 RUN_SHORTHANDS = {"-bfs": "BFS", "-bfspar": "BFS_PAR", "-bcs": "BCS", "-bitstate": "BITSTATE",
                   "-bit": "BITSTATE", "-hc": "HC4", "-collapse": "COLLAPSE", "-noclaim": "NOCLAIM",
-                  "-noreduce": "NOREDUCE", "-np": "NP", "-safety": "SAFETY"}
+                  "-noreduce": "NOREDUCE", "-np": "NP", "-safety": "SAFETY", "-permuted": "PERMUTED"}
+# pan's options that a pan built without -DPERMUTED refuses ("option -p_permute required
+# compilation with -DPERMUTED"): spin -run adds -DPERMUTED for them (main.c, pats[]: -p_permute,
+# -p_rotate, -p_reverse, -rhash), and so does verify, for -p_randrot too.
+_NEED_PERMUTED = ("-p_permute", "-p_rotate", "-p_reverse", "-p_randrot", "-rhash")
 
 
 def defines_pan_args_need(defines: list[str], pan_args: list[str]) -> list[tuple[str, str]]:
@@ -382,4 +515,7 @@ def defines_pan_args_need(defines: list[str], pan_args: list[str]) -> list[tuple
         needed.append(("NP", "pan -l searches for non-progress cycles, which needs -DNP (as spin -run adds it)"))
     if "-i" in pan_args and "REACH" not in names:
         needed.append(("REACH", "pan -i shortens the trail; -DREACH lets it find the shortest (as spin -run adds it)"))
+    permuted = next((arg for arg in pan_args if arg.startswith(_NEED_PERMUTED)), None)
+    if permuted is not None and "PERMUTED" not in names:
+        needed.append(("PERMUTED", f"pan {permuted} needs it (as spin -run adds it)"))
     return needed

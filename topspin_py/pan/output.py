@@ -167,6 +167,12 @@ _WARNING_CONTINUED = re.compile(r"^\(never claims generated from LTL formulae ar
 # other lines pan may print before the search: "pan: ltl formula p1", "pan: using 2 cores",
 # "cpu00: largest shared memory segment: 24096 MB"
 _BEFORE_SEARCH = re.compile(r"^(?:pan: |cpu\d+: )")
+# pan's words for an argument it drops (main's option switch), also before the search: verify
+# refuses the ones it foresees (flags.check_pan_args); any other must not go unsaid either.
+#   invalid option '-p' -- ignored          pan: bad option -P[01], ignored
+#   pan: option -P not recognized, ignored   -M and -G affect only -DBITSTATE
+_IGNORED = re.compile(r"^(?:pan: )?(?:invalid option .* -- ignored|bad option .*, ignored"
+                      r"|option .* not recognized, ignored|-M and -G affect only -DBITSTATE)\s*$")
 
 
 @dataclass(frozen=True)
@@ -425,7 +431,7 @@ def _warnings_before_search(before: str) -> list[str]:
     look like pan's, are read as pan's: they can only add a warning to the summary.)"""
     warnings: list[str] = []
     for line in before.split("\n"):
-        if _WARNING.match(line) or _HINT.match(line):
+        if _WARNING.match(line) or _HINT.match(line) or _IGNORED.match(line):
             warnings.append(line.rstrip())
         elif _WARNING_CONTINUED.match(line) and warnings:
             warnings[-1] += " " + line

@@ -243,8 +243,7 @@ def _proven(request: _Request, attempt: _Attempt, given_claims: list[CompiledCla
     reading, claim_file = attempt.reading, attempt.claim_file
     model = reading.model
     if claim_file is not None:
-        model = with_claim_file(request.model_path, claim_file, list(request.defines),
-                                request.options.cpp_flags, hint=_claim_hint([]))
+        model = with_claim_file(request.model_path, claim_file, list(request.defines), request.options.cpp_flags)
     # spin ran here for this very program: its pan.m says which dead locals it resets, and its
     # _spin_nvr.tmp holds the never claims it made of the ltl formulas.
     model = toolchain.as_checked_by(model, workdir)

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from topspin_py.errors import ModelError, PromelaSyntaxError, SourcePos, ToolchainError
+from topspin_py.errors import ModelError, PromelaSyntaxError, SourcePos, ToolchainError, UsageError
 from topspin_py.pan import processes
 from topspin_py.pan.flags import SpinOptions
-from topspin_py.promela import build_model, parse_file
+from topspin_py.promela import ast, build_model, parse_file
 from topspin_py.promela.model import Model, load_model
 
 SUPPORTED_SPIN_VERSION = "6.5.2"
@@ -264,42 +264,73 @@ def load_model_checked(model: Path, defines, cpp_flags: tuple[str, ...] = (), me
         raise
 
 
-def load_model_for_spin(model: Path, defines, cpp_flags: tuple[str, ...] = (),
-                        claim: str | None = None, merge: bool = True) -> Model:
-    """The Model of the program spin -a reads for ``model`` (load_model_checked), with
-    ``claim``, a never claim spin adds itself (-f, -F: its translation), read after the model
-    as spin reads it, so that the model's macros apply to it.  ``merge``: whether proctype
-    copies are merged (copies.py)."""
-    if claim is None:
+def load_model_for_spin(model: Path, defines, cpp_flags: tuple[str, ...] = (), claim: str | None = None,
+                        merge: bool = True, claim_file: Path | None = None) -> Model:
+    """The Model of the program spin -a reads for ``model`` (load_model_checked), with the never
+    claim spin adds itself: ``claim``, the translation of -f FORMULA or -F FILE, or the file of
+    -N FILE (``claim_file``).  spin reads MODEL.nvr then, which holds ``#include "MODEL"`` and
+    the claim (main.c): the model's macros apply to the claim, and its never claims come after
+    the model's own and before the ltl formulas (which spin reads last) in pan's numbering.  The
+    claim's lines keep their file: a translation's are named MODEL.nvr from line 1, as spin
+    names them in its replays; a claim file's, that file.  ``merge``: whether proctype copies
+    are merged (copies.py).  A claim file that holds no never claim is refused: spin would check
+    no claim of it."""
+    from topspin_py.promela.pragmas import scalarset_pragmas
+
+    if claim is None and claim_file is None:
         return load_model_checked(model, defines, cpp_flags, merge)
     with tempfile.TemporaryDirectory(prefix="topspin-claim-") as name:
-        wrapper = Path(name) / "claim.pml"
-        quoted = str(model.resolve()).replace("\\", "\\\\").replace('"', '\\"')
-        # Messages about the claim's lines (a symmetry it breaks) name it as spin does in
-        # its replays: model.pml.nvr, from line 1.
-        nvr = f"{model.name}.nvr".replace("\\", "\\\\").replace('"', '\\"')
-        wrapper.write_text(f'#include "{quoted}"\n#line 1 "{nvr}"\n{claim}')
-        # After the model, as spin adds it: its never claims come before this one, and this
-        # one before the ltl formulas (pan's default claim is the first; model.keeping_claim).
-        return build_model(parse_file(wrapper, tuple(defines), cpp_flags), str(model), merge)
+        wrapper = claim_wrapper(model, Path(name), claim, claim_file)
+        spec = parse_file(wrapper, tuple(defines), cpp_flags)
+    if claim_file is not None:
+        own = str(claim_file.resolve())
+        if not any(isinstance(unit, ast.Never) and unit.pos is not None and unit.pos.file == own
+                   for unit in spec.units):
+            raise UsageError(f"spin -N {claim_file}: the file holds no never claim",
+                             hint="spin's -N FILE takes a file holding a never claim (never { ... })")
+    loaded = build_model(spec, str(model), merge)
+    loaded.scalarsets = scalarset_pragmas(model)   # as load_model reads them
+    return loaded
 
 
-def models_for_spin(toolchain: Toolchain, model: Path, defines, spin_options: SpinOptions) -> tuple[Model, Model]:
-    """The Model the search checks (with the never claim of spin's -f or -F, which the symmetry
-    must see) and the Model whose program spin is given (spin_source; without that claim,
-    which spin adds itself).  Proctype copies are merged (copies.py), unless the formula names
-    one (P_1@CS): spin adds its claim to the program it is given, so that program must keep
-    the copies as written."""
+def claim_wrapper(model: Path, directory: Path, claim: str | None = None, claim_file: Path | None = None) -> Path:
+    """What spin reads for ``spin -a -f FORMULA MODEL`` (``claim``: the formula's never claim)
+    or ``spin -a -N FILE MODEL``, as its MODEL.nvr holds it, written into ``directory``: the
+    model's file, then the claim."""
+    assert (claim is None) != (claim_file is None)
+    lines = [f'#include "{_c_string(str(model.resolve()))}"']
+    if claim_file is not None:
+        lines.append(f'#include "{_c_string(str(claim_file.resolve()))}"')
+    else:
+        lines += [f'#line 1 "{_c_string(model.name + ".nvr")}"', str(claim)]
+    wrapper = directory / "claim.pml"
+    wrapper.write_text("\n".join(lines) + "\n")
+    return wrapper
+
+
+def _c_string(text: str) -> str:
+    """``text`` inside a C string literal (an #include's or #line's file name)."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def models_for_spin(toolchain: Toolchain, model: Path, defines,
+                    spin_options: SpinOptions) -> tuple[Model, Model, str | None]:
+    """The Model the search checks (with the never claim of spin's -f, -F or -N FILE, which the
+    symmetry must see), the Model whose program spin is given (spin_source; without that
+    claim, which spin adds itself), and the translation of -f or -F.  Proctype copies are
+    merged (copies.py), unless the claim names one (P_1@CS): spin adds its claim to the
+    program it is given, so that program must keep the copies as written."""
     cpp_flags = spin_options.cpp_flags
     given = load_model_for_spin(model, defines, cpp_flags)
-    if not spin_options.formula_args:
-        return given, given
-    claim = never_claim_from_ltl(toolchain, spin_options.formula_args)
-    loaded = load_model_for_spin(model, defines, cpp_flags, claim)
+    claim_file = spin_options.claim_file
+    if not spin_options.formula_args and claim_file is None:
+        return given, given, None
+    claim = never_claim_from_ltl(toolchain, spin_options.formula_args) if spin_options.formula_args else None
+    loaded = load_model_for_spin(model, defines, cpp_flags, claim, claim_file=claim_file)
     if merged_families(loaded) != merged_families(given):
         given = load_model_for_spin(model, defines, cpp_flags, merge=False)
-        loaded = load_model_for_spin(model, defines, cpp_flags, claim, merge=False)
-    return loaded, given
+        loaded = load_model_for_spin(model, defines, cpp_flags, claim, merge=False, claim_file=claim_file)
+    return loaded, given, claim
 
 
 def merged_families(model: Model) -> list[tuple[str, ...]]:
@@ -337,9 +368,12 @@ def compile_command(toolchain: Toolchain, flags: list[str] | tuple[str, ...],
 
 
 def compile_pan(toolchain: Toolchain, flags, workdir: Path, optimisation: str = "-O2",
-                output: str = "pan") -> Path:
+                output: str = "pan", on_warning: Callable[[str], None] | None = None) -> Path:
     """$CC -O2 <flags> $CFLAGS -o pan pan.c, in workdir (-O0 compiles a large pan.c several
-    times faster, for a pan that runs slower).  Returns the binary (``output``)."""
+    times faster, for a pan that runs slower).  Returns the binary (``output``).  SPIN's own
+    compile-time warnings, the ``#warning`` lines of pan.c and pan.h that these flags reach
+    (``p.o. reduction not compatible with remote varrefs (use -DNOREDUCE)``, ``-DREACH is
+    voided by -DBITSTATE``, ...), go to ``on_warning``, each once, as ``pan.c: #warning TEXT``."""
     command = compile_command(toolchain, flags, optimisation, output)
     completed = _run(command, workdir, command[0])
     if completed.returncode != 0:
@@ -349,7 +383,50 @@ def compile_pan(toolchain: Toolchain, flags, workdir: Path, optimisation: str = 
             detail=_tail(output, 40) + "\ncommand: " + shlex.join(command),
             hint="check the -D flags (a misspelt or conflicting pan option is the usual cause) "
                  "and $CC / $CFLAGS; --keep DIR keeps pan.c for a closer look")
+    if on_warning is not None:
+        for diagnostic in cpp_diagnostics(completed.stdout + completed.stderr):
+            on_warning(str(diagnostic))
     return workdir / output
+
+
+@dataclass(frozen=True)
+class CppDiagnostic:
+    """A ``#warning`` or ``#error`` line of SPIN's that the preprocessor reached."""
+
+    file: str        # pan.c, pan.h, ...: as the compiler names it
+    kind: str        # "warning" or "error"
+    text: str        # "p.o. reduction not compatible with remote varrefs (use -DNOREDUCE)"
+
+    def __str__(self) -> str:
+        return f"{self.file}: #{self.kind} {self.text}"
+
+
+# gcc:   pan.c:9517:10: warning: #warning p.o. reduction not compatible ... [-Wcpp]
+# clang: pan.c:9517:3: warning: p.o. reduction not compatible ... [-W#warnings]
+#        pan.h:12:3: error: cannot combine -DHC and -DBITSTATE   (gcc: "error: #error ...")
+_CPP_DIAGNOSTIC = re.compile(r"^(?P<file>[^:\s]+):\d+:\d+: (?P<kind>warning|error): (?:#(?:warning|error) )?"
+                             r"(?P<text>.*?)(?: \[-W(?:cpp|#warnings)\])?$", re.M)
+
+
+def cpp_diagnostics(output: str) -> list[CppDiagnostic]:
+    """The #warning and #error lines of pan's sources that the compiler's ``output`` reports,
+    each once (the compiler's other warnings are not SPIN's words, and are left out)."""
+    found = []
+    for match in _CPP_DIAGNOSTIC.finditer(output):
+        line = match.group(0)
+        if "#warning" in line or "#error" in line or "[-W#warnings]" in line:
+            found.append(CppDiagnostic(Path(match.group("file")).name, match.group("kind"), match.group("text")))
+    return list(dict.fromkeys(found))
+
+
+def preprocessor_diagnostics(toolchain: Toolchain, flags, workdir: Path) -> list[CppDiagnostic]:
+    """The #warning and #error lines of the pan.c in workdir that $CC's preprocessor reaches
+    with these flags: what gcc would say of them, at the cost of ``$CC -E`` (tens of ms), not of
+    a compilation."""
+    cc, cflags = _compiler(toolchain)
+    command = [*cc, "-E", *flags, *cflags, "-o", os.devnull, "pan.c"]
+    completed = _run(command, workdir, command[0])
+    return cpp_diagnostics(completed.stdout + completed.stderr)
 
 
 def run_pan(binary: Path, args, workdir: Path,

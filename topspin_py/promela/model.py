@@ -178,16 +178,13 @@ class Model:
 
     def claim_names(self) -> list[tuple[ast.Never | ast.Ltl, str]]:
         """Each never claim and ltl formula with the name pan gives it (``-N name``): its own,
-        ``never_0``, ``never_1`` ... for unnamed never claims, ``ltl_0`` ... for unnamed ltl
-        formulas; never claims first, in source order, as pan numbers them."""
-        named: list[tuple[ast.Never | ast.Ltl, str]] = []
-        unnamed = 0
-        for claim in self.never_claims:
-            if claim.name is None:
-                named.append((claim, f"never_{unnamed}"))
-                unnamed += 1
-            else:
-                named.append((claim, claim.name))
+        ``never_K`` for an unnamed never claim that has K never claims, named or not, before it
+        (spin.y's optname counts them all: ``never mine {...} never {...}`` gives never_1),
+        ``ltl_0`` ... for unnamed ltl formulas; never claims first, in source order, as pan
+        numbers them."""
+        named: list[tuple[ast.Never | ast.Ltl, str]] = [
+            (claim, claim.name if claim.name is not None else f"never_{index}")
+            for index, claim in enumerate(self.never_claims)]
         return named + list(zip(self.ltl, self.ltl_names()))
 
     def checked_claim_names(self) -> tuple[str, ...]:

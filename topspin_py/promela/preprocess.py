@@ -70,6 +70,23 @@ def preprocess(path: str | Path, defines: tuple[str, ...] | list[str] = (),
     return split_line_markers(proc.stdout.decode("utf-8", errors="surrogateescape"), str(path))
 
 
+# gcc -dU: "#define NAME ..." or "#undef NAME" where a macro is first used (expanded or tested)
+_USED_MACRO = re.compile(r"^#(?:define|undef)\s+([A-Za-z_][A-Za-z0-9_]*)", re.M)
+
+
+def macros_used(path: str | Path, defines: tuple[str, ...] | list[str] = (),
+                cpp_flags: tuple[str, ...] = ()) -> set[str]:
+    """The macros whose definition preprocessing ``path`` as spin does asks for: those it expands,
+    or tests with #ifdef, #ifndef, #if or defined() (gcc -dU lists each where it is first used).
+    A -D the model needs is among them; one that is not changes nothing in it."""
+    path = Path(path)
+    command = CPP_COMMAND + ["-dU"] + define_flags(defines) + list(cpp_flags) + [str(path)]
+    proc = subprocess.run(command, capture_output=True)
+    if proc.returncode != 0:
+        raise _cpp_error(proc.stderr.decode("utf-8", errors="replace"), path)
+    return set(_USED_MACRO.findall(proc.stdout.decode("utf-8", errors="replace")))
+
+
 def split_line_markers(output: str, main_file: str) -> Preprocessed:
     """Replace cpp's line markers by blank lines, recording each line's origin.
 
