@@ -18,6 +18,7 @@
                                  with and without symmetry, on Peterson 10 (swarm.md)
     python -m bench swarm --family email --max-n 8 --jobs 4 --bits 22
     python -m bench multicore    -DNCORE=2 against one core on Peterson 7 and e-mail 5 (multicore.md)
+    python -m bench check        verify with and without --check-symmetry on three models (check_symmetry.md)
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
-    parser.add_argument("which", nargs="*", metavar="detect|scaling|transitions|corpus|swarm|multicore",
+    parser.add_argument("which", nargs="*", metavar="detect|scaling|transitions|corpus|swarm|multicore|check",
                         help="benchmarks to run (default: all)")
     parser.add_argument("--family", action="append", default=[],
                         help="scaling, transitions: only this family (repeatable)")
@@ -56,10 +57,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="no runs: rewrite the reports and plots from bench/results/scaling.json "
                              "(with corpus alone: corpus_symmetry.md from its JSON)")
     args = parser.parse_args(argv)
-    if set(args.which) - {"detect", "scaling", "transitions", "corpus", "swarm", "multicore"}:
-        parser.error("benchmarks are: detect, scaling, transitions, corpus, swarm, multicore")
+    if set(args.which) - {"detect", "scaling", "transitions", "corpus", "swarm", "multicore", "check"}:
+        parser.error("benchmarks are: detect, scaling, transitions, corpus, swarm, multicore, check")
 
-    from bench import corpus_symmetry, detect_table2, multicore, reduction, scaling, swarm, transitions
+    from bench import check_symmetry, corpus_symmetry, detect_table2, multicore, reduction, scaling, swarm, transitions
 
     if args.replot and args.which == ["corpus"]:
         paths = [corpus_symmetry.rewrite()]
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         records, elapsed = scaling.load()
         paths = [*scaling.report(records, elapsed), reduction.report(records)]
     else:
-        which = args.which or ["detect", "scaling", "transitions", "corpus", "swarm", "multicore"]
+        which = args.which or ["detect", "scaling", "transitions", "corpus", "swarm", "multicore", "check"]
         families = {"scaling": [f.key for f in scaling.FAMILIES],
                     "transitions": [f.key for f in transitions.FAMILIES],
                     "swarm": list(swarm.GENERATORS)}
@@ -107,6 +108,8 @@ def main(argv: list[str] | None = None) -> int:
                                args.bits or swarm.BITS)
         if "multicore" in which:
             paths.append(multicore.run())
+        if "check" in which:
+            paths.append(check_symmetry.run())
     for path in paths:
         print(f"wrote {path}")
     return 0
