@@ -129,3 +129,38 @@ def test_the_cli_takes_the_option_with_and_without_a_budget(tmp_path, capsys):
         main(["verify", "--check-symmetry=lots", str(tmp_path / "m.pml")])
     assert refused.value.code == 2
     assert "not a number of states" in capsys.readouterr().err
+
+
+def plant_a_layout_that_forgets_turn(monkeypatch) -> None:
+    """The layout leaves out a global that holds pids (Peterson's turn[]): the canonicaliser
+    moves the processes without renaming who has each turn."""
+    import dataclasses
+
+    import topspin_py.reduce as reduce_module
+
+    real = reduce_module.read_layout
+
+    def forgets(workdir, model, types, flags=()):
+        layout = real(workdir, model, types, flags=flags)
+        return dataclasses.replace(layout, globals=tuple(f for f in layout.globals if f.path[0].name != "turn"))
+    monkeypatch.setattr(reduce_module, "read_layout", forgets)
+
+
+def test_the_check_catches_a_planted_bug_in_a_model_too_large_for_the_transition_oracle(tmp_path, monkeypatch):
+    # Peterson's mutual exclusion for 5 users (S5): plain pan's state space is far beyond what
+    # the transition oracle can hold, while the check compares every state within the depth
+    # limit that keeps plain pan under its budget.
+    import families
+
+    path = tmp_path / "peterson5.pml"
+    path.write_text(families.peterson(5))
+    options = VerifyOptions(defines=("SAFETY",), check_symmetry=20_000, optimisation="-O0", save_trails=False)
+    sound = verify(path, options)
+    assert sound.group_order == 120 and sound.symmetry_check is not None
+    assert sound.symmetry_check["agrees"] and not sound.symmetry_check["complete"]
+    plant_a_layout_that_forgets_turn(monkeypatch)
+    planted = verify(path, options)
+    check = planted.symmetry_check
+    assert check is not None and not check["agrees"] and check["difference"]["missing"] > 0
+    assert planted.exit_status == 2
+    assert check["plain_states"] <= 20_000
