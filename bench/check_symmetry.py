@@ -12,14 +12,13 @@ and searches), the ratio, and what the check compared.
 
 from __future__ import annotations
 
-import os
-import platform
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from bench.runner import machine_line
 from topspin_py.pan.symcheck import DEFAULT_BUDGET
 from topspin_py.verify import VerifyOptions, verify
 
@@ -59,14 +58,12 @@ def run() -> Path:
             assert checked is not None and checked.symmetry_check is not None and checked.symmetry_check["agrees"]
             rows.append((label, checked.group_order, checked.states_stored, statistics.median(plain_times),
                          statistics.median(checked_times), checked.symmetry_check))
-    load = os.getloadavg() if hasattr(os, "getloadavg") else None
     lines = [
         "# The cost of `verify --check-symmetry`",
         "",
         __doc__.split("\n\n")[1].replace("\n", " "),
         "",
-        f"Machine: {os.cpu_count()} cores, {platform.machine()}, {platform.python_implementation()} "
-        f"{platform.python_version()}; load average at the end {load[0]:.2f}" if load else "",
+        machine_line(),
         "",
         "| model | \\|G\\| | states stored (verify) | verify | verify --check-symmetry | ratio | "
         "plain pan's states compared | orbits | every state |",

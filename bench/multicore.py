@@ -14,13 +14,12 @@ must agree.
 
 from __future__ import annotations
 
-import os
-import platform
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from bench.runner import machine_line
 from topspin_py.verify import VerifyOptions, verify
 
 REPO = Path(__file__).resolve().parent.parent
@@ -58,14 +57,12 @@ def run() -> Path:
             best = {cores: min(r.elapsed_s for r in rs) for cores, rs in runs.items()}
             rows.append((label, strategy, runs[1][0].group_order, states, transitions, best[1], best[2],
                          [r.elapsed_s for r in runs[1]], [r.elapsed_s for r in runs[2]]))
-    load = os.getloadavg() if hasattr(os, "getloadavg") else None
     lines = [
         "# Multi-core search with symmetry reduction (-DNCORE=2 against one core)",
         "",
         __doc__.split("\n\n")[1].replace("\n", " "),
         "",
-        f"Machine: {os.cpu_count()} cores, {platform.machine()}, {platform.python_implementation()} "
-        f"{platform.python_version()}; load average at the end {load[0]:.2f}" if load else "",
+        machine_line(),
         "",
         "| model | strategy | \\|G\\| | states | transitions | 1 core | 2 cores | 2 cores / 1 core | "
         "1 core, every round | 2 cores, every round |",

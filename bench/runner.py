@@ -104,3 +104,13 @@ def run(source: str | None, strategy: str, pan_args: tuple[str, ...] = (), budge
     if kind == "ok" and isinstance(payload, Result):
         return Outcome(payload, None, wall)
     return Outcome(None, str(payload), wall)
+
+
+def machine_line() -> str:
+    """The machine a report was made on, for its header: cores, architecture, Python, and the
+    load average at the end of the run (a busy machine makes slower figures)."""
+    import platform
+
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    return (f"Machine: {os.cpu_count()} cores, {platform.machine()}, {platform.python_implementation()} "
+            f"{platform.python_version()}; load average at the end {load[0]:.2f}" if load else "")
