@@ -124,8 +124,9 @@ class _Cache:
     def get(self, case: Case, request) -> Explored:
         if case.name not in self.explored:
             path = self.model_path(case, request)
-            space = explore(path, self.tmp.mktemp(f"oracle-{case.name}"), FLAGS, case.pan_args)
-            self.explored[case.name] = Explored(path, space, detect(space.model))
+            # the group under test is detect's, on the model as this pan checks it
+            space = explore(path, self.tmp.mktemp(f"oracle-{case.name}"), FLAGS, case.pan_args, group=detect)
+            self.explored[case.name] = Explored(path, space, space.group)
         return self.explored[case.name]
 
     def model_path(self, case: Case, request) -> Path:
@@ -313,8 +314,8 @@ init { atomic { run worker(); run worker() } }
 def test_closure_oracle_catches_swap_broken_by_pid_literal(tmp_path):
     path = tmp_path / "pid_literal.pml"
     path.write_text(PID_LITERAL)
-    space = explore(path, tmp_path / "work", FLAGS)
-    assert detect(load_model(path)).order == 1
+    space = explore(path, tmp_path / "work", FLAGS, group=detect)
+    assert space.group.order == 1
     with pytest.raises(ModelError):
         group_from_generators(space.model, [("(1 2)", SourcePos(str(path), 1))])
     planted = Alpha.of({1: 2, 2: 1}, {})
@@ -335,7 +336,7 @@ def transition_graph(cache: _Cache, case: Case, request) -> TransitionGraph:
     if explored.graph is None:
         workdir = cache.tmp.mktemp(f"transitions-{case.name}")
         explored.graph = explore_transitions(explored.path, workdir, FLAGS, case.pan_args,
-                                             roots=explored.group.generators)
+                                             roots=explored.group.generators, group=explored.group)
     return explored.graph
 
 
@@ -398,8 +399,8 @@ init { atomic { run worker(); run worker() } }
 def test_transition_oracle_catches_a_swap_the_closure_oracle_misses(tmp_path):
     path = tmp_path / "shortcut.pml"
     path.write_text(SHORTCUT)
-    graph = explore_transitions(path, tmp_path / "work", FLAGS)
-    assert detect(load_model(path)).order == 1
+    graph = explore_transitions(path, tmp_path / "work", FLAGS, group=detect)
+    assert graph.space.group.order == 1
     with pytest.raises(ModelError):
         group_from_generators(graph.space.model, [("(1 2)", SourcePos(str(path), 1))])
     swap = Alpha.of({1: 2, 2: 1}, {})
@@ -425,7 +426,7 @@ def test_transition_oracle_catches_a_swap_the_closure_oracle_misses(tmp_path):
 def test_transition_oracle_catches_swap_broken_by_pid_literal(tmp_path):
     path = tmp_path / "pid_literal.pml"
     path.write_text(PID_LITERAL)
-    graph = explore_transitions(path, tmp_path / "work", FLAGS)
+    graph = explore_transitions(path, tmp_path / "work", FLAGS, group=detect)
     swap = Alpha.of({1: 2, 2: 1}, {})
     violations = transition_violations(graph, swap)
     st = lambda node: tuple(graph.names.values(graph.vectors[node])[f"st[{i}]"] for i in (1, 2))
@@ -499,7 +500,8 @@ def test_transition_oracle_on_a_product_with_a_never_claim(tmp_path):
     path.write_text(claim_model("[]<> (inside == 0)"))
     group = detect(load_model(path))
     assert group.order == 2
-    graph = explore_transitions(path, tmp_path / "work", ("-DNOREDUCE",), ("-a",), roots=group.generators)
+    graph = explore_transitions(path, tmp_path / "work", ("-DNOREDUCE",), ("-a",), roots=group.generators,
+                                group=group)
     assert graph.with_label(ACCEPTING)
     assert graph.space.layout.base == 1
     assert all(transition_violations(graph, g) == [] for g in group.generators)
@@ -507,7 +509,7 @@ def test_transition_oracle_on_a_product_with_a_never_claim(tmp_path):
     asymmetric = tmp_path / "asymmetric.pml"
     asymmetric.write_text(claim_model("[]<> (st[1] == 0)"))
     assert detect(load_model(asymmetric)).order == 1
-    graph = explore_transitions(asymmetric, tmp_path / "work2", ("-DNOREDUCE",), ("-a",))
+    graph = explore_transitions(asymmetric, tmp_path / "work2", ("-DNOREDUCE",), ("-a",), group=detect)
     swap = Alpha.of({1: 2, 2: 1}, {})
     assert transition_violations(graph, swap)
 
