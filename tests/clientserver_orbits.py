@@ -8,7 +8,7 @@ an element of a global channel array: the product's detection, which looks for p
 need not see the symmetry the extended syntax declares (S_n on clients x S_m on servers).  This
 module writes that action out by hand, so the exact number of orbits is known without trusting
 any of the product's code: tests/statespace.py dumps the unreduced state vectors (SVDUMP) and
-locates every field with pan's own layout; here, for clients permuted by ``sigma`` and servers
+locates every field with pan's own layout (tests/oracle_layout.py); here, for clients permuted by ``sigma`` and servers
 by ``tau`` (``sigma[i]`` = the new lid of client i):
 
 * client i's slot (its ``_t``, ``_p`` and locals; ``_pid`` is not stored) moves to client
@@ -64,14 +64,15 @@ class LidView:
                 tuple(part(p) for p in self.servers), tuple(part(p) for p in self.server_queues))
 
 
-def _part(space: S.StateSpace, struct: str, base: int, ref_lvalues: list[tuple[str, int]], qlen: str | None) -> _Part:
+def _part(space: S.StateSpace, struct: str, base: int, ref_steps: list[tuple[tuple, tuple, int]],
+          qlen: bool) -> _Part:
     size = space.pan.sizes[struct]
-    fields = {(p.struct, p.lvalue): bits for p, bits in space.pan.fields.items()}
     # A queue's _t (its type, one per channel of an array) stays with the place, not the contents.
-    stays = set() if qlen is None else {base + fields[struct, "_t"].start}
+    stays = {base + space.pan.bits(struct, (("_t", None),)).start} if qlen else set()
     stored = tuple(i for i in space.pan.stored if base <= i < base + size and i not in stays)
-    refs = tuple((stored.index(base + fields[struct, lvalue].start), slot) for lvalue, slot in ref_lvalues)
-    return _Part(stored, refs, None if qlen is None else stored.index(base + fields[struct, qlen].start))
+    refs = tuple((stored.index(base + space.pan.bits(struct, steps, indices).start), slot)
+                 for steps, indices, slot in ref_steps)
+    return _Part(stored, refs, stored.index(base + space.pan.bits(struct, (("Qlen", None),)).start) if qlen else None)
 
 
 def lid_view(space: S.StateSpace, ref_fields: dict[str, str]) -> LidView:
@@ -80,14 +81,16 @@ def lid_view(space: S.StateSpace, ref_fields: dict[str, str]) -> LidView:
     layout, pan = space.layout, space.pan
     procs: dict[str, list[_Part]] = {"client": [], "server": []}
     for p in sorted(layout.processes, key=lambda p: p.pid):
-        procs[p.proctype].append(_part(space, p.struct, pan.proc_offset[p.slot], [(ref_fields[p.proctype], -1)], None))
+        ref = ((ref_fields[p.proctype], None),)
+        procs[p.proctype].append(_part(space, p.struct, pan.proc_offset[p.slot], [(ref, (), -1)], False))
     queues: dict[str, list[_Part]] = {"cliChan": [], "serChan": []}
     for c in sorted(layout.channels, key=lambda c: c.id):
         name, index = c.name.rstrip("]").split("[")
         assert int(index) == len(queues[name]), "channels are created in lid order"
-        slots = sum(1 for p in pan.fields if p.struct == c.struct and p.lvalue.endswith("].fld1"))
+        slots = layout.capacity[c.struct]
+        steps = (("contents", slots), ("fld1", None))
         queues[name].append(_part(space, c.struct, pan.queue_offset[c.id],
-                                  [(f"contents[{k}].fld1", k) for k in range(slots)], "Qlen"))
+                                  [(steps, (k,), k) for k in range(slots)], True))
     taken = {i for parts in (*procs.values(), *queues.values()) for p in parts for i in p.stored}
     view = LidView(space, tuple(i for i in pan.stored if i not in taken), tuple(procs["client"]),
                    tuple(queues["cliChan"]), tuple(procs["server"]), tuple(queues["serChan"]))

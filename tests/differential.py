@@ -205,10 +205,12 @@ def explore_plain(comparison: Comparison, workdir: Path) -> tuple[StateSpace, Gr
     """Plain SPIN's state space, dumped with the flags the reduced searches were compiled
     with, and the group verify used (tests/statespace.py)."""
     flags = oracle_flags(comparison)
-    space = explore(comparison.path, workdir, flags, comparison.pan_args, comparison.defines)
+    space = explore(comparison.path, workdir, flags, comparison.pan_args, comparison.defines,
+                    group=lambda model: detect(search_context(model, list(comparison.defines),
+                                                              list(comparison.pan_args))))
     if flags == comparison.plain.compile_flags:
         assert space.pan_stored == comparison.plain.states_stored
-    group = detect(search_context(space.model, list(comparison.defines), list(comparison.pan_args)))
+    group = space.group
     assert group.order == comparison.group_order
     return space, group
 
@@ -220,7 +222,7 @@ def explore_graph(comparison: Comparison, workdir: Path) -> tuple[TransitionGrap
     group = group_in_force(comparison.path, comparison.defines, comparison.pan_args)
     assert group.order == comparison.group_order
     graph = explore_transitions(comparison.path, workdir, oracle_flags(comparison), comparison.pan_args,
-                                comparison.defines, roots=group.generators)
+                                comparison.defines, roots=group.generators, group=group)
     return graph, group
 
 

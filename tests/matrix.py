@@ -214,8 +214,8 @@ def bfs_orbits(model: MatrixModel, workdir: Path) -> int:
     uses for it: its own detection, for a safety search of the breadth-first pan."""
     flags = ["-DBFS", "-DNOREDUCE", *(f for f in model.flags if f.removeprefix("-D") != "NP")]
     pan = [arg for arg in model.pan if arg not in ("-a", "-l")]
-    space = explore(model.path, workdir, flags, pan, model.defines)
     group = group_in_force(model.path, [*model.defines, "BFS"], pan)
+    space = explore(model.path, workdir, flags, pan, model.defines, group=group)
     elements = [group.alpha(g) for g in group.perm_group.generate()]
     return count_orbits(space, elements, existing_only=True).count
 

@@ -1,4 +1,5 @@
-"""State-space oracles for symmetry reduction, independent of the product's C code.
+"""State-space oracles for symmetry reduction, independent of the product's C code and of its
+reading of the state vector.
 
 Why
 ---
@@ -7,9 +8,13 @@ it, in the layout it is generated from, or in symmetry detection shows up as a w
 stored states, which no published count covers for most models.  These helpers compute the
 right number another way: let plain SPIN enumerate the *unreduced* state space, read every
 state vector it stored, apply the symmetry group to those vectors in Python, and count orbits.
-Nothing here uses the product's templates, runtime or generated C; it uses the product's
-Python front end only for what the oracle is *about* (the Model, the detected Group, and the
-StateLayout's verdicts on which fields hold pids and channel ids).
+Nothing here uses the product's templates, runtime or generated C, nor its join of the model
+with pan.h (topspin_py/layout: the StateLayout the canonicaliser is generated from): where each
+variable, process, queue and message field sits in ``now``, and how wide and how signed it is,
+the oracle reads from pan and gcc itself (tests/oracle_layout.py).  It uses the product's Python
+front end only for what the oracle is *about*: the Model (its declarations, processes and
+channels) and the Group under test, whose TypeInfo says what each place holds (a pid, a channel
+id, a value of a scalar domain, an array indexed by pid) and whose elements are applied.
 
 Reading the state vectors: SVDUMP
 ---------------------------------
@@ -22,11 +27,11 @@ a sequence of N-byte records, one per stored state, in the order pan stored them
 dump is raw whatever pan stores, we compile with exactly the flags the reduced search uses,
 plus ``-DSVDUMP``: the dump then lists the very state space the reduction explores.  (The model
 is copied into the work directory and given to spin by its bare name, so that the ``.svd`` file
-lands there and not beside the model; for a model written with the ref/public extension of
-seed 003 its desugared program goes there instead, and spin runs with ``-o1``, as verify runs
-it, while the StateSpace keeps the extended Model, whose group is the declared one.)  With
-``-a`` the nested search dumps the states it stores too, with ``_a_t & 1`` set; they are
-folded into the first search's (:func:`svd_records`).
+lands there and not beside the model; for a model written with the ref/public extension its
+desugared program goes there instead, and spin runs with ``-o1``, as verify runs it, while the
+StateSpace keeps the extended Model, whose group is the declared one.)  With ``-a`` the nested
+search dumps the states it stores too, with ``_a_t & 1`` set; they are folded into the first
+search's (:func:`svd_records`).
 
 A breadth-first pan (``-DBFS``) stores states in ``store_state()``, which has no such dump:
 for it the oracle adds one line to its copy of pan.c (:data:`_BFS_DUMP`), the same ``write``
@@ -44,14 +49,18 @@ pan.h, and at exit it describes the initial state only.  We therefore compile pa
 as one translation unit ``#include "pan.c"`` followed by a small probe (``_PROBE_C``), linked
 with ``-Wl,--wrap=write``: every ``write()`` pan.c makes goes through our ``__wrap_write``, and
 when it is the dump of ``now`` taken at the largest ``vsize`` so far, the probe snapshots
-``vsize``, ``Mask``, ``proc_offset`` and ``q_offset`` (and notes it if a later dump of the same
-size disagrees: a model whose layout depends on the path taken is refused).  At exit it writes
-them to ``oracle_layout.txt`` with, for every struct field we need (named as pan.h names it,
-from the StateLayout), the bytes and bits it occupies in its struct: the field is set to all
-ones in a zeroed struct and the non-zero bytes are printed.  That works for bitfields too
-(``_pid``, ``bool``), whose ``offsetof`` C does not allow.  pan is run twice: once with ``-p1``
-to learn the largest ``vsize``, then with ``-p<vsize>``; a record of a state with a smaller
-``vsize`` (before ``init`` has run every process) is zero beyond its end.
+``vsize``, ``Mask``, ``proc_offset`` and ``q_offset``, and the ``_t`` of each process slot and
+each queue there (which ``Pk`` and ``Qk`` they are), and notes it if a later dump of the same
+size disagrees: a model whose layout depends on the path taken is refused.  At exit it writes
+them to ``oracle_layout.txt`` with ``BASE``, pan's ``procname[]``, the size of every ``Pk`` and
+``Qk``, and, for every scalar member of ``State``, of each ``Pk`` and of each ``Qk`` as the
+oracle's own parse of pan.h names them (tests/oracle_layout.py; arrays at index 0, with the
+bytes of element 0 for the stride), the bytes and bits it occupies in its struct and whether
+it is signed: the member is set to all ones in a zeroed struct, the non-zero bytes are printed,
+and the member is compared with 0.  That works for bit-fields too (``_pid``, ``bool``), whose
+``offsetof`` C does not allow.  pan is run twice: once with ``-p1`` to learn the largest
+``vsize``, then with ``-p<vsize>``; a record of a state with a smaller ``vsize`` (before
+``init`` has run every process) is zero beyond its end.
 
 A state's identity is its *stored bytes*: the bytes of the largest layout that ``Mask`` does
 not drop.  :func:`explore` checks that the records are pairwise distinct on those bytes and
@@ -59,7 +68,13 @@ that there are as many as pan reports stored, so the projection loses and invent
 
 The group action (:class:`GroupAction`)
 ---------------------------------------
-An element (pid map P, channel map C; ``Group.alpha``) maps a state to its image:
+The places come from the oracle's join (tests/oracle_layout.py: the globals in ``State``, each
+process's locals in its slot, typedef fields below them, each queue's ``contents[i].fldN``
+with the model's message fields, typedefs flattened); what each place holds is the reading of
+the group under test (``Group.types``, asked by the place's slot: ``kind``, ``offset``,
+``index_kind``, ``index_offset``); values are read and written as the C holds them, in the
+member's width and signedness (a ``short`` holding -5 is -5, wrapping around on writes).  An
+element (pid map P, channel map C, value maps; ``Group.alpha``) maps a state to its image:
 
 1. the process of pid p moves to the slot of pid P[p] (slot = pid + BASE, the struct's whole
    ``sizeof``), its ``_pid`` renamed like any pid (step 3): the destination's own, slot - BASE,
@@ -67,18 +82,22 @@ An element (pid map P, channel map C; ``Group.alpha``) maps a state to its image
    to the place of channel C[c], keeping the destination's ``_t``; a global that a channel
    declaration names (``chan link1 = ...``) moves with its channel, as locals move with their
    process;
-2. in every array indexed by pid (globals, and the locals of each process as it now sits),
-   element i moves to element P[i]; in an array indexed by pid with an offset k (element i
-   belongs to pid i + k: ``flag[_pid - 1]``), element i moves to element P[i + k] - k when
-   i + k is a pid, and stays otherwise;
-3. every field that holds a pid has a value v in 0..npids-1 replaced by P[v], every field that
+2. in every array indexed by pid (globals, typedef fields, and the locals of each process as
+   it now sits), element i moves to element P[i]; in an array indexed by pid with an offset k
+   (element i belongs to pid i + k: ``flag[_pid - 1]``), element i moves to element
+   P[i + k] - k when i + k is a pid, and stays otherwise;
+3. every place that holds a pid has a value v in 0..npids-1 replaced by P[v], every place that
    holds a channel id a value c in 1..nchans by C[c]; message fields only in the first
-   ``Qlen`` slots of their queue.  A field holding pids with an offset k (its value v names
-   pid v + k) has v replaced by P[v + k] - k when v + k is a pid, and kept otherwise (255,
-   "nobody").  A field that holds the values of a scalar domain D (types.Domain) has a value
-   v of D replaced by its image under the element (``Alpha.value``), any other value kept;
+   ``Qlen`` slots of their queue.  A place holding pids with an offset k (its value v names
+   pid v + k) has v replaced by P[v + k] - k when v + k is a pid, and kept otherwise (255 in a
+   byte, "nobody"; 9 in offset_short.pml's short).  A place that holds the values of a scalar
+   domain D (types.Domain) has a value v of D replaced by its image under the element
+   (``Alpha.value``), any other value kept;
 4. the parameters the group keeps in their slots (``Alpha.slot_constants``: each process's are
    constants of its slot) are, in the image, the destination slot's own bytes, unrenamed.
+
+Processes and queues pan holds that the model does not number (started by a run the model
+cannot follow) do not move; their places are renamed like any.
 
 Orbits
 ------
@@ -104,16 +123,39 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import product
 from operator import itemgetter
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence, Union
 
-from topspin_py.layout.statevector import StateLayout, ValueField, read_layout, renamed
+from oracle_layout import (
+    PROBE_REPORT,
+    Bits,
+    Channel,
+    Declarations,
+    Leaf,
+    OracleError,
+    PanHeader,
+    Place,
+    Step,
+    VectorLayout,
+    every_index,
+    leaves,
+    probe_statements,
+    read_creations,
+    read_pan_h,
+    read_vector_layout,
+)
+
 from topspin_py.pan import toolchain
 from topspin_py.promela import Model, load_model
-from topspin_py.symmetry.types import CHAN, PID, TypeInfo, domain_of, infer_types
+from topspin_py.symmetry.types import CHAN, PID, domain_of
 from topspin_py.symmetry.validity import Alpha
+
+if TYPE_CHECKING:
+    from topspin_py.symmetry.detect import Group
+
+__all__ = ["Bits", "GroupAction", "OracleError", "StateSpace", "closure_violations", "count_orbits", "explore",
+           "svd_records"]
 
 LAYOUT_FILE = "oracle_layout.txt"
 PROBE_FILE = "oracle_pan.c"
@@ -125,75 +167,15 @@ _VISITED = re.compile(r"^\s*[\d.e+]+ states, stored \(([\d.e+]+) visited\)", re.
 _ERRORS = re.compile(r"errors: (\d+)")
 _DEPTH_LIMIT = "max search depth too small"
 
-
-class OracleError(Exception):
-    """The oracle cannot give an answer for this model (not: the product is wrong)."""
-
-
 if sys.byteorder != "little":  # Bits reads values as x86 stores them
     raise OracleError("the state-space oracle reads state vectors as little-endian")
 
-
-# ------------------------------------------------------------------------------ field bits
-@dataclass(frozen=True)
-class Bits:
-    """The bytes and bits one C lvalue occupies, relative to the start of its struct:
-    ``(byte offset, bit mask)`` pairs in increasing offset (x86: little-endian, bitfields
-    allocated from the low bit)."""
-
-    masks: tuple[tuple[int, int], ...]
-
-    @property
-    def start(self) -> int:
-        return self.masks[0][0]
-
-    @property
-    def size(self) -> int:
-        return self.masks[-1][0] - self.start + 1
-
-    @property
-    def whole_bytes(self) -> bool:
-        """A plain (non-bitfield) object: contiguous bytes, every bit used."""
-        return (all(mask == 0xFF for _, mask in self.masks)
-                and [offset for offset, _ in self.masks] == list(range(self.start, self.start + self.size)))
-
-    @property
-    def one_byte(self) -> bool:
-        """A plain one-byte object (uchar: pid, chan, byte, mtype), for the fast path."""
-        return self.masks == ((self.start, 0xFF),)
-
-    @cached_property
-    def _mask_and_shift(self) -> tuple[int, int]:
-        mask = 0
-        for offset, bits in self.masks:
-            mask |= bits << (8 * (offset - self.start))
-        return mask, (mask & -mask).bit_length() - 1
-
-    def read(self, vector: bytes | bytearray, base: int) -> int:
-        """The unsigned value of the field of the struct at ``base``."""
-        mask, shift = self._mask_and_shift
-        word = int.from_bytes(vector[base + self.start:base + self.start + self.size], "little")
-        return (word & mask) >> shift
-
-    def write(self, vector: bytearray, base: int, value: int) -> None:
-        mask, shift = self._mask_and_shift
-        lo, hi = base + self.start, base + self.start + self.size
-        word = int.from_bytes(vector[lo:hi], "little")
-        word = (word & ~mask) | ((value << shift) & mask)
-        vector[lo:hi] = word.to_bytes(self.size, "little")
+# The group under test, or how to get it from the Model as the pan explore() built checks it
+# (``detect``): the model's dead-variable resets and ltl claims are known only then.
+GroupSource = Union["Group", Callable[[Model], "Group"], None]
 
 
 # ------------------------------------------------------------------------------ the probe
-@dataclass(frozen=True)
-class Probe:
-    """One field to locate: ``struct`` (``State``, ``P0``, ``Q3``) and a C lvalue below it
-    (``turn[1]``, ``contents[0].fld1``, ``_pid``)."""
-
-    struct: str
-    lvalue: str
-    bitfield: bool
-
-
 # store_state() (-DBFS) counts a new state with these lines, and there the oracle dumps it as
 # new_state() does under -DSVDUMP.
 _BFS_STORED = "\t#endif\n\t\t\t{\tstatic long sdone = (long) 0; long ndone;\n\t\t\t\tnstates++;\n"
@@ -214,6 +196,7 @@ static ulong oracle_vsize;		/* the largest vsize of a dumped state */
 static uchar oracle_mask[VECTORSZ];
 static int oracle_nr_pr, oracle_nr_qs, oracle_consistent = 1;
 static int oracle_proc[MAXPROC], oracle_queue[MAXQ];
+static int oracle_ptype[MAXPROC], oracle_qtype[MAXQ];	/* the _t of each slot and queue */
 
 static int
 oracle_masked(ulong i)
@@ -231,9 +214,9 @@ oracle_same_layout(void)
 	if (now._nr_pr != oracle_nr_pr || now._nr_qs != oracle_nr_qs)
 		return 0;
 	for (i = 0; i < oracle_nr_pr; i++)
-		if (proc_offset[i] != oracle_proc[i]) return 0;
+		if (proc_offset[i] != oracle_proc[i] || ((P0 *) pptr(i))->_t != oracle_ptype[i]) return 0;
 	for (i = 0; i < oracle_nr_qs; i++)
-		if (q_offset[i] != oracle_queue[i]) return 0;
+		if (q_offset[i] != oracle_queue[i] || ((Q0 *) qptr(i))->_t != oracle_qtype[i]) return 0;
 	for (i = 0; i < (int) vsize; i++)
 		if (oracle_masked(i) != oracle_mask[i]) return 0;
 	return 1;
@@ -245,8 +228,14 @@ oracle_snapshot(void)
 	oracle_vsize = vsize;
 	oracle_nr_pr = now._nr_pr;
 	oracle_nr_qs = now._nr_qs;
-	for (i = 0; i < oracle_nr_pr; i++) oracle_proc[i] = proc_offset[i];
-	for (i = 0; i < oracle_nr_qs; i++) oracle_queue[i] = q_offset[i];
+	for (i = 0; i < oracle_nr_pr; i++)
+	{	oracle_proc[i] = proc_offset[i];
+		oracle_ptype[i] = ((P0 *) pptr(i))->_t;
+	}
+	for (i = 0; i < oracle_nr_qs; i++)
+	{	oracle_queue[i] = q_offset[i];
+		oracle_qtype[i] = ((Q0 *) qptr(i))->_t;
+	}
 	for (i = 0; i < (int) vsize; i++) oracle_mask[i] = (uchar) oracle_masked(i);
 }
 
@@ -261,17 +250,7 @@ __wrap_write(int fd, const void *buf, size_t n)
 	}
 	return __real_write(fd, buf, n);
 }
-
-static void
-oracle_bits(FILE *out, int index, const void *object, size_t size)
-{	const uchar *bytes = (const uchar *) object;
-	size_t i;
-	fprintf(out, "field %d", index);
-	for (i = 0; i < size; i++)
-		if (bytes[i]) fprintf(out, " %lu:%u", (unsigned long) i, (unsigned) bytes[i]);
-	fprintf(out, "\n");
-}
-
+@BITS@
 static void
 oracle_fields(FILE *out)
 {
@@ -283,11 +262,13 @@ oracle_report(void)
 {	FILE *out = fopen("@LAYOUT_FILE@", "w");
 	int i;
 	if (!out) return;
-	fprintf(out, "vsize %lu\nconsistent %d\nmask ", (unsigned long) oracle_vsize, oracle_consistent);
+	fprintf(out, "vsize %lu\nconsistent %d\nbase %d\nmask ", (unsigned long) oracle_vsize, oracle_consistent,
+		(int) BASE);
 	for (i = 0; i < (int) oracle_vsize; i++) fputc('0' + oracle_mask[i], out);
 	fprintf(out, "\n");
-	for (i = 0; i < oracle_nr_pr; i++) fprintf(out, "proc %d %d\n", i, oracle_proc[i]);
-	for (i = 0; i < oracle_nr_qs; i++) fprintf(out, "queue %d %d\n", i + 1, oracle_queue[i]);
+	for (i = 0; procname[i] != 0; i++) fprintf(out, "procname %d %s\n", i, procname[i]);
+	for (i = 0; i < oracle_nr_pr; i++) fprintf(out, "proc %d %d %d\n", i, oracle_proc[i], oracle_ptype[i]);
+	for (i = 0; i < oracle_nr_qs; i++) fprintf(out, "queue %d %d %d\n", i + 1, oracle_queue[i], oracle_qtype[i]);
 	oracle_fields(out);
 	fclose(out);
 }
@@ -299,89 +280,48 @@ oracle_register(void)
 """
 
 
-def _probe_statements(probes: Sequence[Probe], sizes: Iterable[str]) -> str:
-    lines = []
-    for name in sizes:
-        lines.append(f'\tfprintf(out, "size {name} %lu\\n", (unsigned long) sizeof({name}));')
-    for index, probe in enumerate(probes):
-        fill = (f"x.{probe.lvalue} = ~0;" if probe.bitfield
-                else f"memset(&x.{probe.lvalue}, 0xff, sizeof(x.{probe.lvalue}));")
-        lines.append(f"\t{{\t{probe.struct} x;\n\t\tmemset(&x, 0, sizeof x);\n\t\t{fill}\n"
-                     f"\t\toracle_bits(out, {index}, &x, sizeof x);\n\t}}")
-    return "\n".join(lines)
+def _probes(header: PanHeader) -> list[Leaf]:
+    """Every scalar and array member of State, of each Pk and of each Qk (tests/oracle_layout.py)."""
+    probes: list[Leaf] = []
+    for struct in _vector_structs(header):
+        probes.extend(leaves(header, struct))
+    return probes
 
 
-_VSZ = Probe("State", "_vsz", False)
-_NR_PR = Probe("State", "_nr_pr", False)   # how many processes run (masked out, in the dump)
-_NR_QS = Probe("State", "_nr_qs", False)   # how many channels exist (masked out, in the dump)
-_A_T = Probe("State", "_a_t", False)       # & 1: in the nested (acceptance-cycle) search
-
-
-@dataclass(frozen=True)
-class PanLayout:
-    """What the probe reports: the largest state's size, the bytes pan stores, where each
-    process slot and queue begins, struct sizes, and the bits of each probed field."""
-
-    vsize: int
-    stored: tuple[int, ...]  # byte indices Mask keeps, increasing
-    proc_offset: dict[int, int]  # slot -> offset in now
-    queue_offset: dict[int, int]  # channel id -> offset in now
-    sizes: dict[str, int]
-    fields: dict[Probe, Bits]
-
-
-def _read_pan_layout(text: str, probes: Sequence[Probe]) -> PanLayout:
-    vsize, consistent, mask = 0, False, ""
-    procs, queues, sizes, bits = {}, {}, {}, {}
-    for line in text.splitlines():
-        word, _, rest = line.partition(" ")
-        if word == "vsize":
-            vsize = int(rest)
-        elif word == "consistent":
-            consistent = rest == "1"
-        elif word == "mask":
-            mask = rest
-        elif word == "proc":
-            slot, offset = map(int, rest.split())
-            procs[slot] = offset
-        elif word == "queue":
-            channel, offset = map(int, rest.split())
-            queues[channel] = offset
-        elif word == "size":
-            name, size = rest.split()
-            sizes[name] = int(size)
-        elif word == "field":
-            index, *pairs = rest.split()
-            masks = tuple((int(o), int(m)) for o, m in (pair.split(":") for pair in pairs))
-            if not masks:
-                raise OracleError(f"the probe found no bytes for {probes[int(index)]}")
-            bits[probes[int(index)]] = Bits(masks)
-    if not consistent:
-        raise OracleError("pan's layout (offsets or Mask) differs between states of the same size")
-    if vsize == 0 or len(mask) != vsize:
-        raise OracleError("the probe reported no state vector (did pan dump any state?)")
-    stored = tuple(i for i, m in enumerate(mask) if m == "0")
-    return PanLayout(vsize, stored, procs, queues, sizes, bits)
+def _vector_structs(header: PanHeader) -> list[str]:
+    """State, the Pk and the Qk of pan.h: the structs that make up ``now``."""
+    return ["State"] + sorted((name for name in header.structs if re.fullmatch(r"[PQ]\d+", name)),
+                              key=lambda name: (name[0], int(name[1:])))
 
 
 # ------------------------------------------------------------------------------ the state space
 @dataclass
 class StateSpace:
-    """The unreduced state space of a model, as plain pan stored it."""
+    """The unreduced state space of a model, as plain pan stored it, and the group under test
+    (None: no action; a caller with an action of its own, tests/clientserver_orbits.py)."""
 
     model: Model
-    layout: StateLayout
-    pan: PanLayout
-    records: list[bytes]  # one raw state vector per stored state, pan.vsize bytes each
-    pan_stored: int  # pan's own "states, stored"
-    flags: tuple[str, ...]
-    pan_args: tuple[str, ...]
+    group: "Group | None"
+    header: PanHeader = field(repr=False)
+    creations: tuple = field(repr=False)  # oracle_layout.read_creations of pan.c
+    pan: VectorLayout = field(repr=False)
+    records: list[bytes] = field(repr=False)  # one raw state vector per stored state, pan.vsize bytes each
+    pan_stored: int = 0  # pan's own "states, stored"
+    flags: tuple[str, ...] = ()
+    pan_args: tuple[str, ...] = ()
     _keys: dict[bytes, int] | None = field(default=None, repr=False)
+
+    @cached_property
+    def layout(self) -> Declarations:
+        """The oracle's join of pan's state vector with the declarations of the group's model
+        (of the explored model, without a group)."""
+        return Declarations(self.header, self.pan, self.creations,
+                            self.group.model if self.group is not None else self.model)
 
     def process_counts(self) -> set[int]:
         """The values of ``_nr_pr`` (processes running, the claim's included) that stored
         states have."""
-        bits = self.pan.fields[_NR_PR]
+        bits = self.pan.state("_nr_pr")
         return {bits.read(record, 0) for record in self.records}
 
     def key(self, vector: bytes | bytearray) -> bytes:
@@ -398,9 +338,14 @@ class StateSpace:
 
 def explore(model_path: str | Path, workdir: str | Path, flags: Sequence[str] = ("-DSAFETY", "-DNOREDUCE"),
             pan_args: Sequence[str] = (), defines: Sequence[str] = (), allow_errors: bool = False,
-            reading: tuple[Model, TypeInfo] | None = None) -> StateSpace:
+            group: GroupSource = None) -> StateSpace:
     """Run plain SPIN on ``model_path`` in ``workdir`` (gcc ``flags`` plus -DSVDUMP, pan
     ``pan_args``, spin ``defines`` such as ``N=3``) and read back every stored state.
+
+    ``group`` is the group under test: its model and types are the reading the group action
+    uses (module docstring), its elements are what the oracles apply.  Pass the Group, or a
+    function that makes it from the Model as this pan checks it (``detect``, or ``lambda m:
+    detect(search_context(m, ...))``); without one the space has no GroupAction.
 
     pan must report no error unless ``allow_errors``; then ``pan_args`` should hold ``-c0``,
     or pan stops at the first error and the state space is incomplete.  With ``-a`` the
@@ -423,38 +368,43 @@ def explore(model_path: str | Path, workdir: str | Path, flags: Sequence[str] = 
     else:
         shutil.copyfile(model_path, local)
     _run(["spin", *(f"-D{d}" for d in defines), *spin_args, "-a", local.name], workdir)
+    pan_c = workdir / "pan.c"
+    text = pan_c.read_text(encoding="latin-1")
     if "-DBFS" in flags:
-        pan_c = workdir / "pan.c"
-        text = pan_c.read_text(encoding="latin-1")
         if text.count(_BFS_STORED) != 1:
             raise OracleError(f"pan.c's store_state() is not as expected ({_BFS_STORED!r})")
         pan_c.write_text(text.replace(_BFS_STORED, _BFS_STORED + _BFS_DUMP), encoding="latin-1")
     # The Model as this pan checks it: whether its pan.m resets dead locals decides whether a
     # permutation may move what 0 names in a local (the same question verify asks).
     model = toolchain.as_checked_by(model, workdir)
-    # Which fields hold pids, channel ids and domain values: the reading of the symmetry
-    # under test (Group.model and Group.types: the search's model, as verify reads it), or,
-    # without one, the model with every claim.
-    read_model, types = reading if reading is not None else (model, infer_types(model))
-    layout = read_layout(workdir, read_model, types, flags=list(flags))
-    probes = _probes(layout)
-    sizes = sorted({p.struct for p in layout.processes} | {c.struct for c in layout.channels})
-    probe_c = _PROBE_C.replace("@FIELDS@", _probe_statements(probes, sizes))
-    (workdir / PROBE_FILE).write_text(probe_c.replace("@LAYOUT_FILE@", LAYOUT_FILE))
+    header = read_pan_h(workdir, flags)
+    creations = read_creations(text)
+    structs = _vector_structs(header)
+    probes = _probes(header)
+    probe_c = (_PROBE_C.replace("@BITS@", PROBE_REPORT).replace("@FIELDS@", probe_statements(probes, structs))
+               .replace("@LAYOUT_FILE@", LAYOUT_FILE))
+    (workdir / PROBE_FILE).write_text(probe_c)
     _run(["gcc", "-O0", "-w", *flags, "-DSVDUMP", "-Wl,--wrap=write", "-o", "pan", PROBE_FILE], workdir)
 
     _run_pan(workdir, ["-p1", *pan_args], allow_errors)  # learns the largest vsize
-    vsize = _read_pan_layout((workdir / LAYOUT_FILE).read_text(), probes).vsize
+    vsize = read_vector_layout((workdir / LAYOUT_FILE).read_text(), probes).vsize
     output = _run_pan(workdir, [f"-p{vsize}", *pan_args], allow_errors)
-    pan = _read_pan_layout((workdir / LAYOUT_FILE).read_text(), probes)
+    pan = read_vector_layout((workdir / LAYOUT_FILE).read_text(), probes)
     if pan.vsize != vsize:
         raise OracleError(f"the largest vsize changed between two identical runs ({vsize}, {pan.vsize})")
-    dump = (workdir / f"{local.name}.svd").read_bytes()
+    # pan names the dump after PanSource, which spin does not always take verbatim from the file
+    # name (accept.pml gives "_accept.pml"): the one .svd file the run left
+    dumps = list(workdir.glob("*.svd"))
+    if len(dumps) != 1:
+        raise OracleError(f"expected one .svd dump in {workdir}, found {len(dumps)}")
+    dump = dumps[0].read_bytes()
     if len(dump) % vsize:
-        raise OracleError(f"{local.name}.svd holds {len(dump)} bytes, not a multiple of {vsize}")
+        raise OracleError(f"{dumps[0].name} holds {len(dump)} bytes, not a multiple of {vsize}")
     records, nested = svd_records(dump, pan)
-    _check_zero_beyond_end(records, pan.fields.get(_VSZ))
-    space = StateSpace(model, layout, pan, records, _stored_count(output), tuple(flags), tuple(pan_args))
+    _check_zero_beyond_end(records, pan.state("_vsz"))
+    resolved = group(model) if callable(group) else group
+    space = StateSpace(model, resolved, header, creations, pan, records, _stored_count(output), tuple(flags),
+                       tuple(pan_args))
     dumped = len(dump) // vsize
     # pan dumps every state it stores, the nested search's copies too: "N states, stored
     # (M visited)" when some of those share a hash entry, else just "M states, stored".
@@ -467,10 +417,12 @@ def explore(model_path: str | Path, workdir: str | Path, flags: Sequence[str] = 
     if len(records) != dumped - nested:
         raise OracleError(f"the dump holds {dumped} records ({nested} from the nested search), of which "
                           f"{len(records)} differ in the bytes pan stores")
+    if resolved is not None:
+        _ = space.layout  # the join must hold for the model under test: refuse now, not at the first image
     return space
 
 
-def svd_records(dump: bytes, pan: PanLayout) -> tuple[list[bytes], int]:
+def svd_records(dump: bytes, pan: VectorLayout) -> tuple[list[bytes], int]:
     """The distinct states of an SVDUMP file, in the order pan first stored them, and how many
     records the nested search wrote.  With ``-a`` the nested (acceptance-cycle) search writes
     the states it stores with ``_a_t`` bit 1 set, and the first search then writes again the
@@ -478,7 +430,7 @@ def svd_records(dump: bytes, pan: PanLayout) -> tuple[list[bytes], int]:
     number of distinct states (the nested search's copies hash apart, ``_a_t |= 16|32``, but
     some share an entry and count as "shadow" states).  The states are the records with
     ``_a_t`` cleared, without repeats."""
-    a_t, vsize = pan.fields[_A_T], pan.vsize
+    a_t, vsize = pan.state("_a_t"), pan.vsize
     records: dict[bytes, bytes] = {}
     nested = 0
     stored = pan.stored
@@ -530,53 +482,18 @@ def _stored_count(output: str) -> int:
     return int(float(match.group(1)))
 
 
-# ------------------------------------------------------------------------------ which fields
-def _probes(layout: StateLayout) -> list[Probe]:
-    """Every field the group action reads or writes, as pan.h names it, and ``_vsz``,
-    ``_nr_pr``, ``_nr_qs`` and ``_a_t``."""
-    probes = ([_VSZ] if layout.header.state.has("_vsz") else []) + [_NR_PR, _NR_QS, _A_T]
-    for struct in sorted({p.struct for p in layout.processes}):
-        probes.append(Probe(struct, "_pid", layout.struct(struct).field("_pid").is_bitfield))
-    for struct in sorted({c.struct for c in layout.channels}):
-        for name in ("Qlen", "_t"):
-            probes.append(Probe(struct, name, layout.struct(struct).field(name).is_bitfield))
-        for f in layout.channel_types[struct].message:
-            probes.extend(_element_probes(struct, f))
-    for f in layout.state_fields:
-        probes.extend(_element_probes("State", f))
-    for chan in _global_channel_names(layout).values():
-        probes.append(Probe("State", chan, False))
-    for struct, fields in _local_fields(layout).items():
-        for f in fields:
-            probes.extend(_element_probes(struct, f))
-    return list(dict.fromkeys(probes))
-
-
-def _element_probes(struct: str, f: ValueField) -> list[Probe]:
-    return [Probe(struct, lvalue, f.bitfield and f.array is None) for lvalue in f.lvalues("")]
-
-
-def _local_fields(layout: StateLayout) -> dict[str, tuple[ValueField, ...]]:
-    """The locals that matter, by process struct."""
-    return {layout.proctypes[p.proctype].struct: layout.proctypes[p.proctype].fields
-            for p in layout.processes}
-
-
-def _global_channel_names(layout: StateLayout) -> dict[int, str]:
-    """Channel id -> the State member its declaration initialises (``link1``, ``q[2]``)."""
-    names = {}
-    for chan in layout.channels:
-        ctype = layout.channel_types[chan.struct]
-        if chan.owner_pid is None and ctype.declared_in == "State":
-            names[chan.id] = ctype.member
-    return names
-
-
 # ------------------------------------------------------------------------------ the action
+def renamed(kind: str) -> bool:
+    """Whether an element renames the values of a place of this kind: pids, channel ids, the
+    values of a scalar domain."""
+    return kind in (PID, CHAN) or domain_of(kind) is not None
+
+
 @dataclass(frozen=True)
 class _Rename:
-    """Replace a pid (or channel id) held at ``bits`` of the struct at ``base``; for a message
-    field, only when slot ``slot`` of its queue (``Qlen`` at ``qlen``) holds a message."""
+    """Replace the value held at ``bits`` of the struct at ``base`` (a pid with ``offset``, a
+    channel id, a domain value: ``kind``); for a message field, only when slot ``slot`` of its
+    queue (``Qlen`` at ``qlen``) holds a message."""
 
     bits: Bits
     base: int
@@ -588,16 +505,15 @@ class _Rename:
 
 @dataclass(frozen=True)
 class _ElementImage:
-    """One group element, compiled to operations on a state vector.  Renames of plain bytes
-    (nearly all: pan stores pids and channel ids as uchar) take a lookup table; bitfields and
-    wider integers take the general path."""
+    """One group element, compiled to operations on a state vector.  Renames of plain unsigned
+    bytes (nearly all: pan stores pids and channel ids as uchar) take a lookup table; bit-fields
+    and wider or signed integers take the general path, with their values as C reads them."""
 
     gather: itemgetter  # image[i] = vector[source[i]]: moves of slots, queues and elements
     kept: tuple[tuple[Bits, int], ...]  # bits (not whole bytes) that stay in place: a queue's _t
     byte_renames: tuple[tuple[int, bytes], ...]  # (position, table)
     message_renames: tuple[tuple[int, int, int, bytes], ...]  # (position, Qlen position, slot, table)
-    other_renames: tuple[_Rename, ...]
-    tables: dict[tuple[str, int], bytes]  # (PID, offset), (CHAN, 0) -> image of every byte value
+    other_renames: tuple[tuple[_Rename, Callable[[int], int]], ...]
 
     def apply(self, vector: bytes) -> bytearray:
         image = bytearray(self.gather(vector))
@@ -608,49 +524,65 @@ class _ElementImage:
         for position, qlen, slot, table in self.message_renames:
             if slot < image[qlen]:
                 image[position] = table[image[position]]
-        for rename in self.other_renames:
+        for rename, function in self.other_renames:
             if rename.qlen is not None and rename.slot >= rename.qlen[0].read(image, rename.qlen[1]):
                 continue
             value = rename.bits.read(image, rename.base)
-            if value < 256:
-                rename.bits.write(image, rename.base, self.tables[rename.kind, rename.offset][value])
+            new = function(value)
+            if new != value:
+                rename.bits.write(image, rename.base, new)
         return image
 
     @staticmethod
-    def build(source: list[int], kept, renames: Sequence[_Rename], P: tuple[int, ...],
-              C: tuple[int, ...], values: dict[str, bytes] | None = None) -> "_ElementImage":
-        tables = {(CHAN, 0): bytes(C[v] if 1 <= v < len(C) else v for v in range(256))}
-        for k in {0} | {r.offset for r in renames if r.kind == PID}:
-            # v names pid v + k; a value that names no pid stays
-            tables[PID, k] = bytes((P[v + k] - k) % 256 if 0 <= v + k < len(P) else v for v in range(256))
-        for r in renames:
-            domain = domain_of(r.kind)
-            if domain is not None:
-                # the values of a domain the element does not move stay
-                tables[r.kind, 0] = (values or {}).get(domain, bytes(range(256)))
+    def build(source: list[int], kept, renames: Sequence[_Rename], alpha: Alpha, P: tuple[int, ...],
+              C: tuple[int, ...]) -> "_ElementImage":
+        functions: dict[tuple[str, int], Callable[[int], int]] = {}
+
+        def function(kind: str, offset: int) -> Callable[[int], int]:
+            if (kind, offset) not in functions:
+                if kind == PID:
+                    # v names pid v + offset; a value that names no pid stays
+                    functions[kind, offset] = lambda v: P[v + offset] - offset if 0 <= v + offset < len(P) else v
+                elif kind == CHAN:
+                    functions[kind, offset] = lambda v: C[v] if 1 <= v < len(C) else v
+                else:
+                    domain = domain_of(kind)
+                    functions[kind, offset] = lambda v: alpha.value(domain, v)
+            return functions[kind, offset]
+
+        tables: dict[tuple[str, int], bytes] = {}
+
+        def table(kind: str, offset: int) -> bytes:
+            if (kind, offset) not in tables:
+                f = function(kind, offset)
+                tables[kind, offset] = bytes(f(v) & 0xFF for v in range(256))  # stored as C stores it
+            return tables[kind, offset]
+
         plain, messages, other = [], [], []
         for r in renames:
             position = r.base + r.bits.start
             if r.bits.one_byte and r.qlen is None:
-                plain.append((position, tables[r.kind, r.offset]))
+                plain.append((position, table(r.kind, r.offset)))
             elif r.bits.one_byte and r.qlen[0].one_byte:
-                messages.append((position, r.qlen[1] + r.qlen[0].start, r.slot, tables[r.kind, r.offset]))
+                messages.append((position, r.qlen[1] + r.qlen[0].start, r.slot, table(r.kind, r.offset)))
             else:
-                other.append(r)
-        return _ElementImage(itemgetter(*source), tuple(kept), tuple(plain), tuple(messages),
-                             tuple(other), tables)
+                other.append((r, function(r.kind, r.offset)))
+        return _ElementImage(itemgetter(*source), tuple(kept), tuple(plain), tuple(messages), tuple(other))
 
 
 class GroupAction:
-    """The group action of module docstring's "The group action" on the states of ``space``."""
+    """The group action of the module docstring's "The group action" on the states of
+    ``space``, read as ``space.group`` (its model's declarations, its types) says."""
 
     def __init__(self, space: StateSpace) -> None:
+        if space.group is None:
+            raise OracleError("the state space has no group under test: pass explore(group=...)")
         self.space = space
-        self.layout = space.layout
         self.pan = space.pan
+        self.layout = space.layout
+        self.types = space.group.types
         self.n_pids = max((p.pid for p in self.layout.processes), default=-1) + 1
         self.n_chans = max((c.id for c in self.layout.channels), default=0)
-        self._fields = {(probe.struct, probe.lvalue): bits for probe, bits in self.pan.fields.items()}
         self._compiled: dict[Alpha, _ElementImage] = {}
 
     # -------------------------------------------------------------- public
@@ -663,25 +595,6 @@ class GroupAction:
         return self.space.key(self.image(vector, alpha))
 
     # -------------------------------------------------------------- compiling an element
-    def _bits(self, struct: str, lvalue: str) -> Bits:
-        try:
-            return self._fields[struct, lvalue]
-        except KeyError:
-            raise OracleError(f"no probe for {struct}.{lvalue}") from None
-
-    def _slot(self, pid: int) -> tuple[str, int]:
-        """The struct and the offset in ``now`` of the process of ``pid``."""
-        process = self.layout.process(pid)
-        if process.slot not in self.pan.proc_offset:
-            raise OracleError(f"pan never had a process in slot {process.slot} (pid {pid})")
-        return process.struct, self.pan.proc_offset[process.slot]
-
-    def _queue(self, channel: int) -> tuple[str, int]:
-        struct = self.layout.channel(channel).struct
-        if channel not in self.pan.queue_offset:
-            raise OracleError(f"pan never created channel {channel}")
-        return struct, self.pan.queue_offset[channel]
-
     def _compile(self, alpha: Alpha) -> _ElementImage:
         P = tuple(alpha.pid(p) for p in range(self.n_pids))
         C = (0,) + tuple(alpha.chan(c) for c in range(1, self.n_chans + 1))
@@ -690,22 +603,25 @@ class GroupAction:
         # 1. processes, queues and channel-named globals move
         moves = []
         for process in self.layout.processes:
-            (struct, origin), (target_struct, target) = self._slot(process.pid), self._slot(P[process.pid])
-            if struct != target_struct:
-                raise OracleError(f"the element maps pid {process.pid} ({struct}) to pid "
-                                  f"{P[process.pid]} ({target_struct}): no state-vector image")
-            moves.append((target, origin, self.pan.sizes[struct], None))   # _pid: renamed
+            target = self._process(P[process.pid])
+            if process.struct != target.struct:
+                raise OracleError(f"the element maps pid {process.pid} ({process.struct}) to pid "
+                                  f"{target.pid} ({target.struct}): no state-vector image")
+            moves.append((self.pan.proc_offset[target.slot], self.pan.proc_offset[process.slot],
+                          self.pan.sizes[process.struct], None))   # _pid: renamed
         for chan in self.layout.channels:
-            (struct, origin), (target_struct, target) = self._queue(chan.id), self._queue(C[chan.id])
-            if self._queue_shape(struct) != self._queue_shape(target_struct):
-                raise OracleError(f"the element maps channel {chan.id} to channel {C[chan.id]}, "
+            target = self._channel(C[chan.id])
+            if self._queue_shape(chan) != self._queue_shape(target):
+                raise OracleError(f"the element maps channel {chan.id} to channel {target.id}, "
                                   "whose queue has another shape")
-            moves.append((target, origin, self.pan.sizes[struct], self._bits(target_struct, "_t")))
-        names = _global_channel_names(self.layout)
-        for chan_id, member in names.items():
-            if C[chan_id] != chan_id and C[chan_id] in names:
-                moves.append((self._bits("State", names[C[chan_id]]).start,
-                              self._bits("State", member).start, self._bits("State", member).size, None))
+            moves.append((self.pan.queue_offset[target.id], self.pan.queue_offset[chan.id],
+                          self.pan.sizes[chan.struct], self.pan.bits(target.struct, (("_t", None),))))
+            if chan.member is not None and target.id != chan.id:
+                if target.member is None:
+                    raise OracleError(f"the element maps the global channel {chan.name} to {target.name}, "
+                                      "which no global names")
+                origin = self.pan.bits("State", *chan.member)
+                moves.append((self.pan.bits("State", *target.member).start, origin.start, origin.size, None))
         source = _moved(source, moves, kept)
         # 2. elements of arrays indexed by pid
         source = _moved(source, self._array_moves(P), kept)
@@ -716,81 +632,112 @@ class GroupAction:
         # 3. renaming of pid and channel values and of values of scalar domains, at their
         # places in the image
         renames = [r for r in self._renames if r.base + r.bits.start not in constants]
-        values = {domain: bytes(alpha.value(domain, v) for v in range(256))
-                  for domain in {d for (d, _v), _image in alpha.values}}
-        return _ElementImage.build(source, kept, renames, P, C, values)
+        return _ElementImage.build(source, kept, renames, alpha, P, C)
+
+    def _process(self, pid: int):
+        try:
+            return self.layout.process(pid)
+        except KeyError:
+            raise OracleError(f"the element maps a process to pid {pid}, which the model does not start") from None
+
+    def _channel(self, channel_id: int) -> Channel:
+        try:
+            return self.layout.channel(channel_id)
+        except KeyError:
+            raise OracleError(f"the element maps a channel to id {channel_id}, which the model does not "
+                              "create") from None
 
     def _slot_constants(self, alpha: Alpha) -> set[int]:
         """The positions in ``now`` of the bytes of the parameters kept in their slots."""
         kept = dict(alpha.slot_constants)
         positions: set[int] = set()
         for process in self.layout.processes:
-            for name in kept.get(process.proctype, ()):
-                struct, offset = self._slot(process.pid)
-                bits = self._bits(struct, name)
-                if not bits.whole_bytes:
-                    raise OracleError(f"{struct}.{name}: a slot constant that is not whole bytes")
-                positions.update(range(offset + bits.start, offset + bits.start + bits.size))
+            names = set(kept.get(process.proctype, ()))
+            offset = self.pan.proc_offset[process.slot]
+            for place in self.layout.places[process.struct]:
+                if place.scalar and place.slot[0] == "local" and place.slot[-1] in names:
+                    for indices in every_index(place.steps):
+                        bits = self.pan.bits(process.struct, place.steps, indices)
+                        if not bits.whole_bytes:
+                            raise OracleError(f"{process.struct}.{place.steps[0][0]}: a slot constant that "
+                                              "is not whole bytes")
+                        positions.update(range(offset + bits.start, offset + bits.start + bits.size))
         return positions
 
-    def _queue_shape(self, struct: str) -> tuple:
-        """What must agree for a queue to move into another's place: its size, and where its
-        length and its pid and channel message fields are."""
-        fields = [(f.holds, self._bits(struct, lvalue))
-                  for f in self.layout.channel_types[struct].value_fields for lvalue in f.lvalues("")]
-        return self.pan.sizes[struct], self._bits(struct, "Qlen"), fields
+    def _queue_shape(self, chan: Channel) -> tuple:
+        """What must agree for a queue to move into another's place: its size, where its length
+        is, and where its message fields are with what each holds."""
+        struct = chan.struct
+        contents = self.space.header.member(struct, "contents")
+        capacity = self.layout.capacity[struct]
+        fields = []
+        for m, slot in zip(contents.members if contents is not None else (), chan.messages):
+            steps = (("contents", capacity), (m.name, None))
+            fields.append((self.types.kind(slot), self._message_offset(slot), self.pan.bits(struct, steps)))
+        return self.pan.sizes[struct], self.pan.bits(struct, (("Qlen", None),)), tuple(fields)
+
+    def _message_offset(self, slot: tuple) -> int:
+        return self.types.offset(slot) if self.types.kind(slot) == PID else 0
+
+    def _bases(self) -> list[tuple[str, int, Sequence[Place]]]:
+        """(struct, offset in now, places) of State and of every process slot pan holds."""
+        found: list[tuple[str, int, Sequence[Place]]] = [("State", 0, self.layout.places["State"])]
+        for process in (*self.layout.processes, *self.layout.unnumbered_processes):
+            found.append((process.struct, self.pan.proc_offset[process.slot], self.layout.places[process.struct]))
+        return found
 
     def _array_moves(self, P: tuple[int, ...]) -> list:
         moves = []
         # A global channel array holds its own channels' ids for ever: its channels move (step
-        # 1 of image_key moves their names with them), never its elements as those of an array
-        # indexed by pid.
-        static = {member.split("[")[0] for member in _global_channel_names(self.layout).values()}
-        places = [("State", 0, f) for f in self.layout.state_fields if f.pid_indexed and f.path[0].name not in static]
-        for process in self.layout.processes:
-            struct, offset = self._slot(process.pid)
-            places += [(struct, offset, f) for f in self.layout.proctypes[process.proctype].fields
-                       if f.pid_indexed]
-        for struct, base, f in places:
-            outer = [range(m.length) for m in f.path[:-1] if m.length is not None]
-            length = f.array.length
-            k = f.index_offset  # element i belongs to pid i + k
-            for indices in product(*outer):
-                for i in range(length):
-                    j = P[i + k] - k if 0 <= i + k < len(P) else i
-                    if not 0 <= j < length:
-                        raise OracleError(f"{struct}.{f.name} has {length} elements but the element "
-                                          f"moves pid {i} to {j}")
-                    if j != i:
-                        origin = self._bits(struct, f.lvalue("", (*indices, i)))
-                        target = self._bits(struct, f.lvalue("", (*indices, j)))
-                        if not (origin.whole_bytes and target.whole_bytes):
-                            raise OracleError(f"{struct}.{f.name}: array elements are not whole bytes")
-                        moves.append((base + target.start, base + origin.start, origin.size, None))
+        # 1 moves their names with them), never its elements as those of an array indexed by pid.
+        static = {chan.variable for chan in self.layout.channels if chan.member is not None}
+        for struct, base, places in self._bases():
+            for place in places:
+                if not place.is_array or self.types.index_kind(place.slot) != PID:
+                    continue
+                if struct == "State" and len(place.steps) == 1 and place.slot in static:
+                    continue
+                length = place.steps[-1][1]
+                k = self.types.index_offset(place.slot)  # element i belongs to pid i + k
+                for outer in every_index(place.steps[:-1]):
+                    for i in range(length):
+                        j = P[i + k] - k if 0 <= i + k < len(P) else i
+                        if not 0 <= j < length:
+                            raise OracleError(f"{struct}.{place.steps[-1][0]} has {length} elements but the "
+                                              f"element moves pid {i + k} to {j + k}")
+                        if j != i:
+                            start, size = self.pan.element(struct, place.steps, (*outer, i))
+                            target, _ = self.pan.element(struct, place.steps, (*outer, j))
+                            moves.append((base + target, base + start, size, None))
         return moves
 
     @cached_property
     def _renames(self) -> list[_Rename]:
-        """The places in an image that hold pids and channel ids (the same for every element:
-        processes and queues only trade places with others of their shape)."""
+        """The places in an image that hold pids, channel ids and domain values (the same for
+        every element: processes and queues only trade places with others of their shape)."""
         renames = []
-        for f in self.layout.state_fields:
-            if renamed(f.holds):
-                renames += [_Rename(self._bits("State", lv), 0, f.holds, offset=f.offset) for lv in f.lvalues("")]
-        for process in self.layout.processes:
-            struct, offset = self._slot(process.pid)
-            renames.append(_Rename(self._bits(struct, "_pid"), offset, PID))
-            for f in self.layout.proctypes[process.proctype].fields:
-                if renamed(f.holds):
-                    renames += [_Rename(self._bits(struct, lv), offset, f.holds, offset=f.offset)
-                                for lv in f.lvalues("")]
-        for chan in self.layout.channels:
-            struct, offset = self._queue(chan.id)
-            qlen = (self._bits(struct, "Qlen"), offset)
-            for f in self.layout.channel_types[struct].value_fields:
-                for slot in range(f.path[0].length):
-                    renames.append(_Rename(self._bits(struct, f.lvalue("", (slot,))), offset,
-                                           f.holds, qlen, slot, f.offset))
+        for struct, base, places in self._bases():
+            if struct != "State":
+                renames.append(_Rename(self.pan.bits(struct, (("_pid", None),)), base, PID))
+            for place in places:
+                kind = self.types.kind(place.slot)
+                if place.scalar and renamed(kind):
+                    offset = self._message_offset(place.slot)
+                    renames += [_Rename(self.pan.bits(struct, place.steps, indices), base, kind, offset=offset)
+                                for indices in every_index(place.steps)]
+        for chan in (*self.layout.channels, *self.layout.unnumbered):
+            struct, base = chan.struct, self.pan.queue_offset[chan.id]
+            qlen = (self.pan.bits(struct, (("Qlen", None),)), base)
+            contents = self.space.header.member(struct, "contents")
+            capacity = self.layout.capacity[struct]
+            for m, slot in zip(contents.members if contents is not None else (), chan.messages):
+                kind = self.types.kind(slot)
+                if not renamed(kind):
+                    continue
+                steps: tuple[Step, ...] = (("contents", capacity), (m.name, None))
+                for k in range(capacity):
+                    renames.append(_Rename(self.pan.bits(struct, steps, (k,)), base, kind, qlen, k,
+                                           self._message_offset(slot)))
         return renames
 
 
@@ -836,8 +783,8 @@ def count_orbits(space: StateSpace, elements: Sequence[Alpha], existing_only: bo
             continue
         applied = elements
         if existing_only:
-            pids = space.pan.fields[_NR_PR].read(record, 0) - base
-            chans = space.pan.fields[_NR_QS].read(record, 0)
+            pids = space.pan.state("_nr_pr").read(record, 0) - base
+            chans = space.pan.state("_nr_qs").read(record, 0)
             if pids < n_pids or chans < n_chans:
                 applied = [alpha for alpha in elements
                            if all(alpha.pid(p) < pids for p in range(max(pids, 0)))

@@ -54,7 +54,7 @@ def test_peterson_swap_and_its_reduction(measured, tmp_path):
     model = toolchain.load_model_checked(corpus / PETERSON, ())
     group = acting_on_states(detect(model))
     flags = tuple(f"-D{d}" for d in corpus_symmetry.DEFINES if not d.startswith("MEMLIM"))
-    space = S.explore(corpus / PETERSON, tmp_path / "explore", flags=flags, pan_args=("-E", "-A"))
+    space = S.explore(corpus / PETERSON, tmp_path / "explore", flags=flags, pan_args=("-E", "-A"), group=group)
     assert len(space.records) == 55
     orbits = S.count_orbits(space, [group.alpha(g) for g in group.perm_group.generate()]).count
     assert 55 / 2 <= orbits < 55

@@ -235,7 +235,7 @@ def test_beem_reduced_count_is_the_orbit_count(corpus, name: str, order: int, tm
     merged.parent.mkdir()
     merged.write_text(model.spin_text)
     flags, pan = ("-DSAFETY", "-DNOREDUCE"), ("-E",)
-    space = explore(merged, tmp_path / "oracle", flags, pan)
+    space = explore(merged, tmp_path / "oracle", flags, pan, group=group)
     orbits = count_orbits(space, [group.alpha(g) for g in group.perm_group.generate()]).count
     proc = _cli("verify", "--json", "--strategy", "enumerate", *flags, "--pan", "-E", str(path))
     assert proc.returncode == 0, proc.stderr

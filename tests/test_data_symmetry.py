@@ -151,7 +151,7 @@ def test_the_hypercube_by_dimension_is_reduced_to_its_orbits(tmp_path):
     check_against_plain(comparison, orbits)
     group = group_in_force(path, ["NOREDUCE", "SAFETY"], [])
     graph = explore_transitions(path, tmp_path / "transitions", ["-DNOREDUCE", "-DSAFETY"], [],
-                                roots=group.generators)
+                                roots=group.generators, group=group)
     broken = {group.cycles(g): v for g, v in group_violations(graph, group.generators).items() if v}
     assert not broken, "\n".join(f"{name}: {format_violations(v)}" for name, v in broken.items())
 

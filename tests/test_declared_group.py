@@ -40,7 +40,7 @@ def oracle(tmp_path_factory):
     plain = workdir / "ref_token_plain.pml"
     assert model.spin_text is not None
     plain.write_text(model.spin_text)
-    space = S.explore(plain, workdir / "explore")
+    space = S.explore(plain, workdir / "explore", group=group)
     # Without -o1 spin might reset a dead ref local to 0 (instance 0); this model has none,
     # so plain spin's state space is the one the reduced search (built with -o1) explores.
     assert not toolchain.resets_dead_locals(workdir / "explore")

@@ -149,7 +149,7 @@ def test_own_model_transitions(model_run: ModelRun, tmp_path: Path):
     assert group.order == model_run.order, (group.order, group.reasons)
     flags = [f"-D{define}" for define in model_run.defines]
     graph = explore_transitions(model_run.path, tmp_path / "oracle", flags, model_run.pan_args,
-                                model_run.defines, roots=group.generators)
+                                model_run.defines, roots=group.generators, group=group)
     assert graph.edges, "the oracle saw no move"
     broken = {group.cycles(g): v for g, v in group_violations(graph, group.generators).items() if v}
     assert not broken, "\n".join(f"{name}: {format_violations(v)}" for name, v in broken.items())

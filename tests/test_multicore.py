@@ -54,8 +54,8 @@ def test_multi_core_stores_one_state_per_orbit(tmp_path):
     assert one.group_order == two.group_order == 24
     assert "Multi-Core (NCORE=2 -z20)" in two.search_modes
     assert (two.states_stored, two.transitions, two.errors) == (one.states_stored, one.transitions, 0)
-    space = explore(path, tmp_path / "oracle", pan_args=("-m100000",))
     group = group_in_force(path, [], [])
+    space = explore(path, tmp_path / "oracle", pan_args=("-m100000",), group=group)
     assert two.states_stored == count_orbits(space, [group.alpha(g) for g in group.perm_group.generate()]).count
 
 

@@ -18,6 +18,10 @@ vector (-DSVDUMP); tests/statespace.py applies the detected group to those vecto
   on every model above (every element, for the small groups); planted generators show that it
   catches what the closure oracle cannot see (a move or an assertion only one process has,
   with the reachable states still closed) and what it can.
+* Independence from the product's reading of the state vector: the oracles locate pids
+  through their own join of pan's state vector with the model (tests/oracle_layout.py), not
+  the StateLayout the canonicaliser is generated from; a bug planted in that layout moves the
+  reduced count away from the orbit count, which stays where it was.
 
 Both runs of a model use the same compile flags (-DSAFETY -DNOREDUCE; the oracle adds only
 -DSVDUMP, which changes nothing but the dump) and the same pan arguments.
@@ -25,6 +29,7 @@ Both runs of a model use the same compile flags (-DSAFETY -DNOREDUCE; the oracle
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,12 +39,14 @@ import pytest
 
 import families
 from conftest import MODELS
+from oracle_layout import Declarations, LayoutMismatch
 from statespace import GroupAction, OracleError, StateSpace, closure_violations, count_orbits, explore
 from transitions import (ACCEPTING, ASSERTION, INVALID_END, TransitionGraph, edit_pan, explore_transitions,
                          format_violations, transition_violations)
 from topspin_py.codegen.invariants import symmetric_blocks
 from topspin_py.codegen.render import STRATEGIES, CodegenError
 from topspin_py.errors import ModelError, SourcePos
+from topspin_py.layout import statevector
 from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.promela import load_model
 from topspin_py.symmetry.detect import Group, acting_on_states, detect, group_from_generators
@@ -124,8 +131,9 @@ class _Cache:
     def get(self, case: Case, request) -> Explored:
         if case.name not in self.explored:
             path = self.model_path(case, request)
-            space = explore(path, self.tmp.mktemp(f"oracle-{case.name}"), FLAGS, case.pan_args)
-            self.explored[case.name] = Explored(path, space, detect(space.model))
+            # the group under test is detect's, on the model as this pan checks it
+            space = explore(path, self.tmp.mktemp(f"oracle-{case.name}"), FLAGS, case.pan_args, group=detect)
+            self.explored[case.name] = Explored(path, space, space.group)
         return self.explored[case.name]
 
     def model_path(self, case: Case, request) -> Path:
@@ -313,8 +321,8 @@ init { atomic { run worker(); run worker() } }
 def test_closure_oracle_catches_swap_broken_by_pid_literal(tmp_path):
     path = tmp_path / "pid_literal.pml"
     path.write_text(PID_LITERAL)
-    space = explore(path, tmp_path / "work", FLAGS)
-    assert detect(load_model(path)).order == 1
+    space = explore(path, tmp_path / "work", FLAGS, group=detect)
+    assert space.group.order == 1
     with pytest.raises(ModelError):
         group_from_generators(space.model, [("(1 2)", SourcePos(str(path), 1))])
     planted = Alpha.of({1: 2, 2: 1}, {})
@@ -335,7 +343,7 @@ def transition_graph(cache: _Cache, case: Case, request) -> TransitionGraph:
     if explored.graph is None:
         workdir = cache.tmp.mktemp(f"transitions-{case.name}")
         explored.graph = explore_transitions(explored.path, workdir, FLAGS, case.pan_args,
-                                             roots=explored.group.generators)
+                                             roots=explored.group.generators, group=explored.group)
     return explored.graph
 
 
@@ -398,8 +406,8 @@ init { atomic { run worker(); run worker() } }
 def test_transition_oracle_catches_a_swap_the_closure_oracle_misses(tmp_path):
     path = tmp_path / "shortcut.pml"
     path.write_text(SHORTCUT)
-    graph = explore_transitions(path, tmp_path / "work", FLAGS)
-    assert detect(load_model(path)).order == 1
+    graph = explore_transitions(path, tmp_path / "work", FLAGS, group=detect)
+    assert graph.space.group.order == 1
     with pytest.raises(ModelError):
         group_from_generators(graph.space.model, [("(1 2)", SourcePos(str(path), 1))])
     swap = Alpha.of({1: 2, 2: 1}, {})
@@ -425,7 +433,7 @@ def test_transition_oracle_catches_a_swap_the_closure_oracle_misses(tmp_path):
 def test_transition_oracle_catches_swap_broken_by_pid_literal(tmp_path):
     path = tmp_path / "pid_literal.pml"
     path.write_text(PID_LITERAL)
-    graph = explore_transitions(path, tmp_path / "work", FLAGS)
+    graph = explore_transitions(path, tmp_path / "work", FLAGS, group=detect)
     swap = Alpha.of({1: 2, 2: 1}, {})
     violations = transition_violations(graph, swap)
     st = lambda node: tuple(graph.names.values(graph.vectors[node])[f"st[{i}]"] for i in (1, 2))
@@ -499,7 +507,8 @@ def test_transition_oracle_on_a_product_with_a_never_claim(tmp_path):
     path.write_text(claim_model("[]<> (inside == 0)"))
     group = detect(load_model(path))
     assert group.order == 2
-    graph = explore_transitions(path, tmp_path / "work", ("-DNOREDUCE",), ("-a",), roots=group.generators)
+    graph = explore_transitions(path, tmp_path / "work", ("-DNOREDUCE",), ("-a",), roots=group.generators,
+                                group=group)
     assert graph.with_label(ACCEPTING)
     assert graph.space.layout.base == 1
     assert all(transition_violations(graph, g) == [] for g in group.generators)
@@ -507,7 +516,7 @@ def test_transition_oracle_on_a_product_with_a_never_claim(tmp_path):
     asymmetric = tmp_path / "asymmetric.pml"
     asymmetric.write_text(claim_model("[]<> (st[1] == 0)"))
     assert detect(load_model(asymmetric)).order == 1
-    graph = explore_transitions(asymmetric, tmp_path / "work2", ("-DNOREDUCE",), ("-a",))
+    graph = explore_transitions(asymmetric, tmp_path / "work2", ("-DNOREDUCE",), ("-a",), group=detect)
     swap = Alpha.of({1: 2, 2: 1}, {})
     assert transition_violations(graph, swap)
 
@@ -524,3 +533,146 @@ def test_transition_probe_refuses_a_pan_c_it_does_not_recognise(tmp_path):
         edit_pan(text.replace("\nDown:\n", "\nDown:\nDown:\n"))
     with pytest.raises(OracleError, match="dfs_uerror"):
         edit_pan(text.replace("if (unwinding) return;", "if (unwinding) { return; }"))
+
+
+# ------------------------------------------------------------------------------ independence from the layout
+# The oracles read pan's state vector through their own join (tests/oracle_layout.py), never
+# through the product's StateLayout (topspin_py/layout), from which the canonicaliser is
+# generated.  Were they to share it, a wrong layout would make the product and the oracle apply
+# the same wrong action, and the orbit count would agree with the wrong reduced count.  Here a
+# layout with a planted bug makes the canonicaliser leave a place holding pids unrenamed, and
+# the orbit count, computed with the bug in place, does not move.
+#
+# The tokens' owner is a global holding pids; each P's `seen` a local holding the pid of the
+# owner it saw, which it may hand the token back to.  Pids 1..3 (init is 0): S3.  Counts
+# measured: plain SPIN 109 states, 23 orbits; with the owner left out of the layout the
+# enumerate canonicaliser stores 29 states, with `seen` read as data 25.
+OWNER = """
+pid owner = 255;
+proctype P()
+{
+	pid seen = 255;
+	do
+	:: atomic { owner == 255 -> owner = _pid }
+	:: atomic { owner == _pid -> owner = 255 }
+	:: atomic { owner != 255 && owner != _pid && seen == 255 -> seen = owner }
+	:: atomic { seen != 255 && owner == 255 -> owner = seen; seen = 255 }
+	od
+}
+init { atomic { run P(); run P(); run P() } }
+"""
+
+
+def plant_in_layout(monkeypatch, slot: tuple) -> None:
+    """The product's layout without the places of ``slot``: left out of what the canonicaliser
+    renames (a global), or read as data (a local)."""
+    real = statevector.build_layout
+
+    def planted(*args):
+        layout = real(*args)
+        keep = lambda fields: tuple(f for f in fields if f.source != slot)  # noqa: E731
+        proctypes = {name: dataclasses.replace(p, fields=keep(p.fields)) for name, p in layout.proctypes.items()}
+        return dataclasses.replace(layout, globals=keep(layout.globals), proctypes=proctypes)
+
+    monkeypatch.setattr(statevector, "build_layout", planted)
+
+
+@pytest.mark.parametrize("slot, planted_count", [(("global", "owner"), 29), (("local", "P", "seen"), 25)],
+                         ids=["global-left-out", "local-read-as-data"])
+def test_a_bug_planted_in_the_products_layout_moves_the_reduced_count_not_the_orbit_count(
+        tmp_path, monkeypatch, slot, planted_count):
+    path = tmp_path / "owner.pml"
+    path.write_text(OWNER)
+    options = VerifyOptions(strategy="enumerate", defines=DEFINES, save_trails=False)
+    space = explore(path, tmp_path / "sound", FLAGS, group=detect)
+    group = space.group
+    elements = [group.alpha(e) for e in group.perm_group.generate()]
+    orbits = count_orbits(space, elements).count
+    assert (len(space.records), group.order, orbits) == (109, 6, 23)
+    assert verify(path, options).states_stored == orbits
+
+    plant_in_layout(monkeypatch, slot)
+    layout = statevector.read_layout(tmp_path / "sound", group.model, group.types, list(FLAGS))
+    assert slot not in {f.source for f in (*layout.globals, *layout.pid_indexed)} | {
+        f.source for p in layout.proctypes.values() for f in p.fields}
+    reduced = verify(path, options)
+    assert reduced.complete and reduced.errors == 0 and reduced.group_order == 6
+    assert reduced.states_stored == planted_count != orbits
+    # the oracle, run again with the planted layout in force, reads the state vector as before
+    again = explore(path, tmp_path / "planted", FLAGS, group=detect)
+    assert count_orbits(again, elements).count == orbits
+    graph = explore_transitions(path, tmp_path / "graph", FLAGS, roots=group.generators, group=group)
+    assert all(transition_violations(graph, g) == [] for g in group.generators)
+
+
+def test_values_are_read_as_the_c_holds_them(tmp_path):
+    """offset_short.pml: a short holding `_pid - 5` reads -5, -4, -3 (9: nobody), and the
+    orbit oracle renames it as pid v + 5, as the canonicaliser does: 44 orbits of plain SPIN's
+    200 states under S3, the count every exact strategy stores."""
+    space = explore(MODELS / "offset_short.pml", tmp_path / "work", ("-DNOREDUCE",), group=detect)
+    assert space.group.order == 6 and len(space.records) == 200
+    x = space.pan.bits("State", (("x", None),))
+    assert x.signed and x.size == 2
+    assert {x.read(record, 0) for record in space.records} == {9, -5, -4, -3}
+    assert count_orbits(space, [space.group.alpha(e) for e in space.group.perm_group.generate()]).count == 44
+
+
+# Every kind of place the oracle's join finds, on pan's own structs: a global, a hidden global
+# (SPIN keeps `h` out of the state vector: only written), an array of a typedef and its fields,
+# a local of a nested block (`_4_2_y` in pan.h), a global channel array whose elements get a
+# queue type each and hold their ids in State, a typedef inside a message (one fldN per
+# scalar), and a local channel of each process (one queue type for all three).
+KINDS = """
+typedef Rec { pid who; short lid; byte vals[2] };
+mtype = { req, ack };
+pid owner = 255;
+hidden byte h;
+Rec recs[3];
+chan box[3] = [2] of { mtype, Rec, short };
+active [3] proctype P()
+{
+	chan reply = [1] of { pid };
+	byte c;
+	{ short y = _pid - 5; (y != 0) -> c = 1 };
+	recs[_pid].who = _pid;
+	recs[_pid].lid = _pid - 5;
+	box[_pid]!req, recs[_pid], _pid - 5;
+	owner = _pid; h = owner
+}
+"""
+
+
+def test_the_oracles_join_finds_every_kind_of_place(tmp_path):
+    path = tmp_path / "kinds.pml"
+    path.write_text(KINDS)
+    space = explore(path, tmp_path / "work", FLAGS, group=detect)
+    layout, pan = space.layout, space.pan
+    rec = ("field", "Rec")
+    assert [(p.steps, p.slot) for p in layout.places["State"]] == [
+        ((("owner", None),), ("global", "owner")), ((("box", 3),), ("global", "box")),
+        ((("recs", 3),), ("global", "recs")), ((("recs", 3), ("who", None)), (*rec, "who")),
+        ((("recs", 3), ("lid", None)), (*rec, "lid")), ((("recs", 3), ("vals", 2)), (*rec, "vals"))]
+    assert "h" in space.header.file_scope and not pan.has("State", (("h", None),))
+    assert [(p.steps, p.slot) for p in layout.places["P0"]] == [
+        ((("c", None),), ("local", "P", "c")), ((("reply", None),), ("local", "P", "reply")),
+        ((("_4_2_y", None),), ("local", "P", "y"))]
+    y = pan.bits("P0", (("_4_2_y", None),))
+    assert y.signed and y.size == 2 and not pan.bits("P0", (("c", None),)).signed
+    # the elements of recs follow each other by the size of a Rec
+    who = [pan.bits("State", (("recs", 3), ("who", None)), (i,)).start for i in range(3)]
+    assert who[1] - who[0] == who[2] - who[1] == pan.element("State", (("recs", 3),), (0,))[1]
+    message = (("msg", ("global", "box"), 0), (*rec, "who"), (*rec, "lid"), (*rec, "vals"), (*rec, "vals"),
+               ("msg", ("global", "box"), 2))
+    assert [(c.id, c.name, c.member, c.messages) for c in layout.channels[:3]] == [
+        (i + 1, f"box[{i}]", ((("box", 3),), (i,)), message) for i in range(3)]
+    assert len({c.struct for c in layout.channels[:3]}) == 3
+    assert [(c.id, c.owner_pid, c.struct, c.messages) for c in layout.channels[3:]] == [
+        (4 + i, i, layout.channels[3].struct, (("msg", ("local", "P", "reply"), 0),)) for i in range(3)]
+    # every State member that holds a channel of box holds its id, in every stored state
+    assert {tuple(pan.bits("State", *c.member).read(r, 0) for c in layout.channels[:3])
+            for r in space.records[1:]} == {(1, 2, 3)}
+    # a model that does not fit pan's state vector is refused, not guessed at
+    other = tmp_path / "other.pml"
+    other.write_text(KINDS.replace("chan box[3]", "chan box[2]").replace("box[_pid]", "box[_pid % 2]"))
+    with pytest.raises(LayoutMismatch, match=r"pan gives .P\(0\).reply. the id 4, the model 3"):
+        Declarations(space.header, pan, space.creations, load_model(other))

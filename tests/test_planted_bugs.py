@@ -141,7 +141,7 @@ def test_transition_oracle_rejects_what_a_planted_bug_accepts(tmp_path, monkeypa
     wrong = moves_worker_1(buggy)
     assert buggy.order == 6 and wrong
 
-    graph = explore_transitions(path, tmp_path / "oracle", FLAGS, PAN_ARGS, roots=buggy.generators)
+    graph = explore_transitions(path, tmp_path / "oracle", FLAGS, PAN_ARGS, roots=buggy.generators, group=buggy)
     reported = graph.with_label(error)
     assert reported
     if error == "assertion violated":

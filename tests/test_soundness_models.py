@@ -164,7 +164,7 @@ def test_transition_oracle(path: Path, run: Run | None, header_error: str | None
     group = detect(searched)
     assert group.order == run.order
     graph = explore_transitions(model.path, tmp_path / "oracle", run.flags, pan_args, defines,
-                                roots=group.generators, reading=(group.model, group.types))
+                                roots=group.generators, group=group)
     # The error the model guards is on some state (a liveness property: an accepting state).
     labels = [ASSERTION, INVALID_END, CLAIM_END] + ([ACCEPTING] if "-a" in pan_args else [])
     assert any(graph.with_label(label) for label in labels), \

@@ -1,5 +1,5 @@
 """Transition oracle for symmetry reduction: the detected group must map pan's stored state
-*graph* onto itself, independent of the product's C code.
+*graph* onto itself, independent of the product's C code and of its reading of the state vector.
 
 Why
 ---
@@ -41,8 +41,9 @@ inside the atomic routing step, has no image pan visits; the stored states do.
 
 Getting the graph out of pan
 ----------------------------
-:func:`explore_transitions` first runs :func:`statespace.explore` (the model, the StateLayout,
-pan's layout of ``now``, the stored states), then builds its own copy of the same pan.c with
+:func:`explore_transitions` first runs :func:`statespace.explore` (the model, the group under
+test, pan's layout of ``now`` and the oracle's own join of it with the model's declarations,
+tests/oracle_layout.py; the stored states), then builds its own copy of the same pan.c with
 three calls added, each found by pattern and asserted to occur exactly once (:func:`edit_pan`):
 
 * ``oracle_down()`` right after the ``Down:`` label of ``new_state()``, which every visit of a
@@ -99,6 +100,16 @@ states the reduced search can meet, which are the images of reachable states.  G
 elements and runs pan once from each state of it (the probe copies the image into ``now`` at
 the first ``Down``); the graph is the union.  An image of the initial state has the initial
 state's layout (only values differ), so pan's offsets and Mask stay right.
+
+Which action
+------------
+The images are those of :class:`statespace.GroupAction`: pan's state vector as the oracle reads
+it (tests/oracle_layout.py: pan.h parsed, every member located and its signedness asked of gcc,
+slots and queues by pan's own ``_t``, channel ids by pan.c's creations), never the product's
+StateLayout, and what each place holds as the group under test reads it (``group``: its model
+and TypeInfo).  A graph explored without a group can be described and walked, not mapped.  The
+names that describe states (``x[1]``, ``P(pid 2).c``, ``chan 3 (q).contents[0].fld1``) come
+from the same parse, values as C reads them (a short holding -5 shows -5).
 """
 
 from __future__ import annotations
@@ -109,37 +120,18 @@ import struct
 import subprocess
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import product
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from statespace import (
-    _DEPTH_LIMIT,
-    _NR_PR,
-    _NR_QS,
-    _VSZ,
-    PAN_TIMEOUT_S,
-    Bits,
-    GroupAction,
-    OracleError,
-    Probe,
-    StateSpace,
-    _probe_statements,
-    _run,
-    explore,
-    svd_records,
-)
+from oracle_layout import Bits, OracleError, every_index, leaves, lvalue
+from statespace import _DEPTH_LIMIT, PAN_TIMEOUT_S, GroupAction, GroupSource, StateSpace, _run, explore, svd_records
 
-from topspin_py.layout.panh import CField, CStruct
-from topspin_py.promela import Model
-from topspin_py.symmetry.types import TypeInfo
 from topspin_py.symmetry.validity import Alpha
 
 EDITED_PAN = "oracle_pan_edges.c"  # the oracle's own edited copy of pan.c
 EDGE_PROBE_FILE = "oracle_edges.c"
 EDGE_BINARY = "pan_edges"
 EVENTS_FILE = "oracle_events.bin"
-NAMES_FILE = "oracle_names.txt"
 SEED_FILE = "oracle_seed.bin"
 NOT_APPLICABLE = -1  # the image of a state an element does not apply to (module docstring)
 MAX_NAMED_FIELDS = 4000  # probes for describing states; beyond, bytes are shown by offset
@@ -245,27 +237,8 @@ oracle_uerror(const char *message)
 }
 
 static void
-oracle_bits(FILE *out, int index, const void *object, size_t size)
-{	const uchar *bytes = (const uchar *) object;
-	size_t i;
-	fprintf(out, "field %d", index);
-	for (i = 0; i < size; i++)
-		if (bytes[i]) fprintf(out, " %lu:%u", (unsigned long) i, (unsigned) bytes[i]);
-	fprintf(out, "\n");
-}
-
-static void
-oracle_names(void)
-{	FILE *out = fopen("@NAMES_FILE@", "w");
-	if (!out) return;
-@FIELDS@
-	fclose(out);
-}
-
-static void
 oracle_finish(void)
 {	if (oracle_events) fclose(oracle_events);
-	oracle_names();
 }
 
 __attribute__((constructor)) static void
@@ -297,31 +270,6 @@ class _Place:
     label: str
     struct: str
     base: int
-
-
-def _leaves(cstruct: CStruct, layout, prefix: str = "", skip: frozenset[str] = frozenset()):
-    """(lvalue, bitfield) of every scalar below ``cstruct``, arrays spelled element by element."""
-    for f in cstruct.fields:
-        if f.name in skip or any(d is None for d in f.dims):
-            continue
-        for indices in product(*(range(d) for d in f.dims)):
-            lvalue = prefix + f.name + "".join(f"[{i}]" for i in indices)
-            yield from _field_leaves(f, lvalue, layout)
-
-
-def _field_leaves(f: CField, lvalue: str, layout):
-    if f.members:
-        for m in f.members:
-            if any(d is None for d in m.dims):
-                continue
-            for indices in product(*(range(d) for d in m.dims)):
-                yield from _field_leaves(m, f"{lvalue}.{m.name}" + "".join(f"[{i}]" for i in indices), layout)
-    elif f.struct_tag is not None:
-        tag = f.struct_tag
-        if tag in layout.header.user_types:
-            yield from _leaves(layout.header.user_types[tag], layout, lvalue + ".")
-    else:
-        yield lvalue, f.is_bitfield and not f.dims
 
 
 @dataclass
@@ -364,51 +312,32 @@ class StateNames:
 def _places(space: StateSpace) -> list[_Place]:
     layout, pan = space.layout, space.pan
     places = [_Place("", "State", 0)]
-    for process in layout.processes:
-        if process.slot in pan.proc_offset:
-            label = f"{process.proctype}(pid {process.pid})"
-            places.append(_Place(label, process.struct, pan.proc_offset[process.slot]))
-    if layout.base == 1 and 0 in pan.proc_offset:
-        claim = next((c for c in layout.claims if c.kind == "selector"), None) or next(
-            (c for c in layout.claims if c.kind in ("claim", "np")), None)
-        if claim is not None:
-            places.append(_Place(f"claim {claim.name}", claim.struct, pan.proc_offset[0]))
-    for chan in layout.channels:
-        if chan.id in pan.queue_offset:
-            places.append(_Place(f"chan {chan.id} ({chan.name})", chan.struct, pan.queue_offset[chan.id]))
+    for process in (*layout.processes, *layout.unnumbered_processes):
+        places.append(_Place(f"{process.proctype}(pid {process.pid})", process.struct, pan.proc_offset[process.slot]))
+    for slot, name in layout.claims:
+        places.append(_Place(f"claim {name}", pan.struct_of_slot(slot), pan.proc_offset[slot]))
+    for chan in (*layout.channels, *layout.unnumbered):
+        places.append(_Place(f"chan {chan.id} ({chan.name})", chan.struct, pan.queue_offset[chan.id]))
     return places
 
 
-def _name_probes(space: StateSpace) -> list[Probe]:
-    """Probes for every scalar of every struct in ``now`` (up to MAX_NAMED_FIELDS)."""
-    probes = []
-    places = _places(space)
-    for name in dict.fromkeys(p.struct for p in places):
-        skip = frozenset({"sv", "_ids_", "_cnt"}) if name == "State" else frozenset()
-        for lvalue, bitfield in _leaves(space.layout.struct(name), space.layout, "", skip):
-            probes.append(Probe(name, lvalue, bitfield))
-            if len(probes) >= MAX_NAMED_FIELDS:
-                return probes
-    return probes
-
-
-def _state_names(space: StateSpace, probes: Sequence[Probe], text: str) -> StateNames:
-    found = {}
-    for line in text.splitlines():
-        word, index, *pairs = line.split()
-        if word == "field" and pairs:
-            found[probes[int(index)]] = Bits(tuple((int(o), int(m)) for o, m in (p.split(":") for p in pairs)))
-    places = _places(space)
+def _state_names(space: StateSpace) -> StateNames:
+    """Every scalar of every struct in ``now`` (up to MAX_NAMED_FIELDS), by the oracle's own
+    parse of pan.h and the probe's bits (tests/oracle_layout.py)."""
     fields, spans = [], []
-    for place in places:
-        size = space.pan.sizes.get(place.struct)
-        if place.struct != "State" and size is not None:
-            spans.append((place.base, place.base + size, place.label))
-        for probe in probes:
-            if probe.struct == place.struct and probe in found:
-                name = f"{place.label}.{probe.lvalue}" if place.label else probe.lvalue
-                fields.append((name, found[probe], place.base))
-    return StateNames(fields, spans, space.pan.fields.get(_VSZ))
+    for place in _places(space):
+        if place.struct != "State":
+            spans.append((place.base, place.base + space.pan.sizes[place.struct], place.label))
+        for leaf in leaves(space.header, place.struct):
+            if leaf.element or (place.struct == "State" and leaf.steps[0][0] == "_cnt"):
+                continue
+            for indices in every_index(leaf.steps):
+                if len(fields) >= MAX_NAMED_FIELDS:
+                    break
+                name = lvalue(leaf.steps, indices)
+                bits = space.pan.bits(place.struct, leaf.steps, indices)
+                fields.append((f"{place.label}.{name}" if place.label else name, bits, place.base))
+    return StateNames(fields, spans, space.pan.state("_vsz"))
 
 
 # ------------------------------------------------------------------------------ the graph
@@ -497,7 +426,7 @@ class TransitionGraph:
 def explore_transitions(model_path: str | Path, workdir: str | Path,
                         flags: Sequence[str] = ("-DSAFETY", "-DNOREDUCE"), pan_args: Sequence[str] = (),
                         defines: Sequence[str] = (), roots: Sequence[Alpha] = (),
-                        reading: tuple[Model, TypeInfo] | None = None) -> TransitionGraph:
+                        group: GroupSource = None) -> TransitionGraph:
     """Run plain SPIN on ``model_path`` in ``workdir`` and return the state graph it explores
     (module docstring); with ``roots``, from every image of the initial state under the group
     they generate, where they apply."""
@@ -509,9 +438,8 @@ def explore_transitions(model_path: str | Path, workdir: str | Path,
         raise OracleError(f"pan {stops[0]} stops at an error: the graph would be incomplete")
     workdir = Path(workdir)
     pan_args = tuple(pan_args) + (() if "-c0" in pan_args else ("-c0",))
-    space = explore(model_path, workdir, flags, pan_args, defines, allow_errors=True, reading=reading)
-    name_probes = _name_probes(space)
-    _build(workdir, space, flags, name_probes)
+    space = explore(model_path, workdir, flags, pan_args, defines, allow_errors=True, group=group)
+    _build(workdir, space, flags)
 
     graph = TransitionGraph(space)
     initial = space.records[0]  # the first state pan stores is the initial state
@@ -528,13 +456,13 @@ def explore_transitions(model_path: str | Path, workdir: str | Path,
     if dumped != set(graph.index):
         raise OracleError(f"pan dumped {len(dumped)} stored states, the probe saw {len(graph.index)} "
                           "pass through the store")
-    graph.names = _state_names(space, name_probes, (workdir / NAMES_FILE).read_text())
+    graph.names = _state_names(space)
     return graph
 
 
 def _existing(space: StateSpace, vector: bytes) -> tuple[int, int]:
     """(_nr_pr, _nr_qs): the slots below the first and the channel ids up to the second exist."""
-    return space.pan.fields[_NR_PR].read(vector, 0), space.pan.fields[_NR_QS].read(vector, 0)
+    return space.pan.state("_nr_pr").read(vector, 0), space.pan.state("_nr_qs").read(vector, 0)
 
 
 def _applies(space: StateSpace, alpha: Alpha, vector: bytes) -> bool:
@@ -553,6 +481,8 @@ def _applies(space: StateSpace, alpha: Alpha, vector: bytes) -> bool:
 def _orbit(space: StateSpace, initial: bytes, elements: Sequence[Alpha]) -> list[bytes]:
     """The images of ``initial`` under the group ``elements`` generate (those that apply to
     it), ``initial`` first."""
+    if not elements:
+        return [initial]
     action = GroupAction(space)
     elements = [a for a in elements if _applies(space, a, initial)]
     found = {space.key(initial): initial}
@@ -567,11 +497,10 @@ def _orbit(space: StateSpace, initial: bytes, elements: Sequence[Alpha]) -> list
     return list(found.values())
 
 
-def _build(workdir: Path, space: StateSpace, flags: Sequence[str], name_probes: Sequence[Probe]) -> None:
+def _build(workdir: Path, space: StateSpace, flags: Sequence[str]) -> None:
     (workdir / EDITED_PAN).write_text(edit_pan((workdir / "pan.c").read_text()))
     probe_c = (_EDGE_PROBE_C.replace("@EDITED_PAN@", EDITED_PAN)
-               .replace("@EVENTS_FILE@", EVENTS_FILE).replace("@NAMES_FILE@", NAMES_FILE)
-               .replace("@FIELDS@", _probe_statements(name_probes, ())))
+               .replace("@EVENTS_FILE@", EVENTS_FILE))
     (workdir / EDGE_PROBE_FILE).write_text(probe_c)
     _run(["gcc", "-O0", "-w", *flags, "-DSVDUMP", f"-DORACLE_VSIZE={space.pan.vsize}",
           "-o", EDGE_BINARY, EDGE_PROBE_FILE], workdir)
@@ -703,7 +632,8 @@ def transition_violations(graph: TransitionGraph, alpha: Alpha, limit: int | Non
         s, t = images[source], images[target]
         if s == NOT_APPLICABLE or t == NOT_APPLICABLE or (s, t) in graph.edges:
             continue
-        found.append(TransitionViolation("edge", alpha, source, target, _edge_detail(graph, alpha, source, target, s, t)))
+        detail = _edge_detail(graph, alpha, source, target, s, t)
+        found.append(TransitionViolation("edge", alpha, source, target, detail))
         if full():
             return found
     return found
@@ -733,7 +663,8 @@ def _labels(labels: Iterable[str]) -> str:
     return ", ".join(sorted(labels)) or "no labels"
 
 
-def group_violations(graph: TransitionGraph, elements: Iterable[Alpha], limit: int = 10) -> dict[Alpha, list[TransitionViolation]]:
+def group_violations(graph: TransitionGraph, elements: Iterable[Alpha],
+                     limit: int = 10) -> dict[Alpha, list[TransitionViolation]]:
     """The violations of each element that has some (at most ``limit`` each)."""
     result = {}
     for alpha in elements:
