@@ -5,7 +5,10 @@ plain spin gives the printed text the same state count as the original.  The spi
 ``-DSAFETY -DNOREDUCE`` and ``pan -m10000000 -w20 -E -A`` (``-E -A``: no end-state or
 assertion checks, so that the whole state space is searched even where the model has a real
 bug), with gcc -O1, which compiles pan.c in half the time of -O2.  leader.pml has about 2e6 states without partial order reduction, so it is compared with
-POR on (14e3 states) and, marked slow, also without.
+POR on (14e3 states) and, marked slow, also without.  soil3.p's state space is beyond a test
+(plain spin with POR stores 22.7e6 states within 400 steps and does not finish in 6 minutes):
+its printed text must give the same counts within 100 steps (``-m100``: 106,568 states without
+POR), where pan's depth-first search is as deterministic as a whole one.
 
 Everything skips cleanly when the corpus is absent.
 """
@@ -24,6 +27,7 @@ PAN_ARGS = ("-m10000000", "-w20", "-E", "-A")
 NOREDUCE = ("-DSAFETY", "-DNOREDUCE")
 POR = ("-DSAFETY",)
 BIG_WITHOUT_POR = {"leader.pml"}
+DEPTH_LIMIT = {"soil3.p": "-m100"}   # models searched to a depth limit only (docstring)
 
 
 def _id(path: Path) -> str:
@@ -60,8 +64,10 @@ def test_corpus_roundtrip(corpus: Path, path: Path):
 
 @pytest.mark.parametrize("path,flags", _flag_params())
 def test_corpus_printed_same_states(corpus: Path, path: Path, flags: tuple[str, ...]):
-    original = run_spin(path, flags=flags, pan=PAN_ARGS, opt="-O1")
-    printed = run_spin(text=_printed(path), flags=flags, pan=PAN_ARGS, opt="-O1")
+    limit = DEPTH_LIMIT.get(path.name)
+    pan = tuple(limit if limit and a.startswith("-m") else a for a in PAN_ARGS)
+    original = run_spin(path, flags=flags, pan=pan, opt="-O1")
+    printed = run_spin(text=_printed(path), flags=flags, pan=pan, opt="-O1")
     assert original.errors == 0
     for key in ("states", "transitions", "matched"):
         assert printed.get(key) == original.get(key), (

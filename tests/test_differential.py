@@ -157,11 +157,15 @@ def test_own_model_transitions(model_run: ModelRun, tmp_path: Path):
 
 def test_extended_models_are_tested():
     """The models written with the ref/public extension are among the runs: their declared
-    groups are not trivial, and token_relay's first run ends in an assertion violation that
-    every strategy must find too."""
+    groups are not trivial (but typedef_message's, left out for a limit of the canonicaliser:
+    test_declared_group), and token_relay's first run ends in an assertion violation that every
+    strategy must find too."""
     extended = {run.id: run for run in MODEL_RUNS if run.path.parent == EXTENSION_MODELS}
-    assert {"ref_token[0]", "clientserver_ext[0]", "token_relay[0]", "token_relay[1]"} <= set(extended)
-    assert all(run.order is not None and run.order > 1 for run in extended.values())
+    assert {"ref_token[0]", "clientserver_ext[0]", "token_relay[0]", "token_relay[1]",
+            "typedef_message[0]"} <= set(extended)
+    left_out = {"typedef_message[0]"}
+    assert all(run.order == 1 if name in left_out else run.order is not None and run.order > 1
+               for name, run in extended.items())
     relay = extended["token_relay[0]"]
     assert read_header(relay.path).runs[relay.index].counts["errors"] == 1
 
@@ -220,6 +224,11 @@ CORPUS_RUNS = [
               "assertions off: the whole 45,857 states, to count its orbits"),
     CorpusRun("spin-examples/leader.pml", POR, (), False,
               "1,975,050 states under -DNOREDUCE, 12,057 with POR; its group is trivial"),
+    CorpusRun("topspin/reordered_int.p", POR, (), False,
+              "its group is trivial: P writes myArray[1], [2] and [3] by constant index"),
+    CorpusRun("topspin/soil3.p", POR, (), False,
+              "its group is trivial (an if whose options a swap of agents does not map onto its "
+              "options); plain SPIN does not finish it within 6 minutes"),
 ]
 
 

@@ -33,6 +33,7 @@ The bugs are planted in this process only.  Detection here runs in this process,
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from pathlib import Path
 
@@ -40,13 +41,16 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis.errors import NoSuchExample
 
-from differential import error_kind
+from conftest import MODELS
+from differential import error_kind, group_in_force
 from randomchecks import INDEPENDENT, Examination, examine
 from randommodels import ModelSpec, model_specs
 from transitions import explore_transitions, format_violations, transition_violations
 from topspin_py.promela import ast, load_model
 from topspin_py.symmetry.detect import Group, detect
+from topspin_py.symmetry.types import PID, infer_types
 from topspin_py.symmetry.validity import Checker
+from test_symmetry_check import plant_values_read_as_integers
 from topspin_py.verify import VerifyOptions, verify
 
 FLAGS = ("-DSAFETY", "-DNOREDUCE")
@@ -196,3 +200,56 @@ def test_random_models_catch_a_planted_bug(monkeypatch, bug):
         sound = examine(spec, False, Path(workdir))
     assert not sound.failures, sound.report()
     assert sound.group.order < buggy.group.order
+
+
+# ------------------------------------------------------------------------------ (c) at the seams
+# Two bugs where the analysis and the C meet (the two of them also in test_symmetry_check, where
+# --check-symmetry catches them): values the C holds differently from the analysis, and a
+# second reading of the model by the layout.  The transition oracle reads pan's state vector
+# through its own join (tests/oracle_layout.py), in the C's width and signedness.
+SEAM_FLAGS = ("-DSAFETY", "-DNOREDUCE")
+
+
+def _copy(tmp_path: Path, relative: str) -> Path:
+    path = tmp_path / Path(relative).name
+    path.write_text((MODELS / relative).read_text())
+    return path
+
+
+def test_transition_oracle_rejects_a_pid_the_c_holds_wrapped_around(tmp_path, monkeypatch):
+    # offset_wraps.pml: x = _pid - 5 in a byte holds 251 and 252; a swap of the P that leaves x
+    # as it is takes a state from which P 0's write is reachable for one from which it is not
+    path = _copy(tmp_path, "soundness/offset_wraps.pml")
+    assert detect(load_model(path)).order == 1
+    plant_values_read_as_integers(monkeypatch)
+    buggy = detect(load_model(path))
+    assert buggy.order == 2
+    graph = explore_transitions(path, tmp_path / "oracle", SEAM_FLAGS, roots=buggy.generators, group=buggy)
+    assert graph.with_label("assertion violated")
+    for generator in buggy.generators:
+        assert transition_violations(graph, generator, limit=1), \
+            f"the oracle accepts {buggy.cycles(generator)}, which the byte x cannot follow"
+
+
+def test_transition_oracle_rejects_the_action_of_a_second_reading(tmp_path):
+    # ltl_other_formula.pml, searched for its claim tame: the group (the swap of the P) is the
+    # model's when v is data.  A layout that read the model again with both formulas would take
+    # v for a pid and rename it: the action the C would apply is the group's generators with the
+    # second reading's types, and that action is no automorphism of plain pan's state graph.
+    path = _copy(tmp_path, "soundness/ltl_other_formula.pml")
+    pan_args = ("-N", "tame")
+    group = group_in_force(path, ("SAFETY", "NOREDUCE"), pan_args)
+    assert group.order == 2
+    sound = explore_transitions(path, tmp_path / "sound", SEAM_FLAGS, pan_args, roots=group.generators,
+                                group=group)
+    assert sound.with_label("assertion violated")
+    assert all(transition_violations(sound, g) == [] for g in group.generators)
+
+    again = dataclasses.replace(group, types=infer_types(load_model(path)))
+    v = ("global", "v")
+    assert group.types.kind(v) != PID and again.types.kind(v) == PID
+    graph = explore_transitions(path, tmp_path / "planted", SEAM_FLAGS, pan_args, roots=again.generators,
+                                group=again)
+    for generator in again.generators:
+        assert transition_violations(graph, generator, limit=1), \
+            f"the oracle accepts {again.cycles(generator)} renaming v"

@@ -26,7 +26,7 @@ from conftest import MODELS, corpus_files
 from modelgen import read_header
 from topspin_py.errors import ToolchainError
 from topspin_py.pan.output import parse_pan_output
-from topspin_py.pan.splice import (CHECK_MACRO, PATCH_POINTS, REPORT_PREFIX, SUPPORTED_BANNER,
+from topspin_py.pan.splice import (CHECK_MACRO, OBSERVE_MACRO, PATCH_POINTS, REPORT_PREFIX, SUPPORTED_BANNER,
                                    SYM_MACRO, SpliceError, check_pan_p, spin_version, splice, splice_file,
                                    splice_pan_c)
 
@@ -288,8 +288,9 @@ def test_patch_points_and_header(toggle_pan_c):
     assert "topspin-py: symmetry reduction splice" in lines[result.header_line]
     footer = text[text.index("/* ==== topspin-py: symmetry reduction runtime"):]
     assert text.index("/* end of pan.c */") < text.index(footer)
+    # the runtime and the canonicaliser are compiled for a reduced pan and for the symmetry check's
     assert footer.startswith(f"/* ==== topspin-py: symmetry reduction runtime and canonicaliser ==== */\n"
-                             f"#ifdef {SYM_MACRO}\n")
+                             f"#if defined({SYM_MACRO}) || defined({OBSERVE_MACRO})\n")
     assert f'#include "{GENERATED}"\n' in footer and footer.rstrip().endswith(f"#endif /* {SYM_MACRO} */")
     # the report's first line is followed by ours (on or off)
     assert result.report_line == toggle_pan_c[:toggle_pan_c.index('printf("\\n(%s)\\n", SpinVersion)')].count("\n") + 1

@@ -1,5 +1,5 @@
 /* Clients send a request to any server as a typedef, which carries the ref of the client that
- * asks (seed 003's rules allow a ref field in a typedef); the server answers the client the
+ * asks (Derepas and Gastin's rules allow a ref field in a typedef); the server answers the client the
  * request names.  Nothing tells one client from another, or one server from another: the
  * declaration holds for the model.  But the canonicaliser renames pids in plain message fields
  * only, not inside a typedef a message carries, so it could not apply a permutation of the
