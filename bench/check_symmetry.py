@@ -61,7 +61,7 @@ def run() -> Path:
     lines = [
         "# The cost of `verify --check-symmetry`",
         "",
-        __doc__.split("\n\n")[1].replace("\n", " "),
+        __doc__.split("\n\n")[1].replace("\n", " ").replace("ROUNDS rounds", f"{ROUNDS} rounds"),
         "",
         machine_line(),
         "",
