@@ -55,6 +55,8 @@ report into a :class:`PanResult`; it is the reference our own tool's numbers are
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 import shlex
 import shutil
@@ -362,3 +364,17 @@ FAMILIES: dict[tuple[str, int], dict[str, int]] = {
 
 def generate(family: str, n: int) -> str:
     return GENERATORS[family](n)
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    """``topspin-py ARGS`` as a user runs it, through the command's own main(), in this process:
+    a new interpreter per run would import the package again (about 1.5 s) for each of the
+    hundreds of runs of the model tests (test_cli and test_packaging run the installed command
+    itself).  An exception main() does not turn into a message fails the test, as a traceback
+    on the terminal would."""
+    from topspin_py.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(list(args))
+    return subprocess.CompletedProcess(["topspin-py", *args], status, out.getvalue(), err.getvalue())

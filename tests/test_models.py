@@ -26,15 +26,13 @@ from __future__ import annotations
 import functools
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import MODELS, REPO
+from conftest import MODELS
 from modelgen import (FAMILIES, FAMILY_FLAGS, FAMILY_PAN, HeaderError, Run, copy_model,
-                      generate, parse_header, read_header, run_params, run_spin, verify_args)
+                      generate, parse_header, read_header, run_cli, run_params, run_spin, verify_args)
 
 GOOD = sorted(MODELS.glob("*.pml")) + sorted((MODELS / "extension").glob("*.pml"))
 BAD = sorted((MODELS / "bad").glob("*.pml"))
@@ -82,11 +80,6 @@ def _desugared(path: Path, run: Run) -> str | None:
     return load_model(path, tuple(d.removeprefix("-D") for d in run.defines)).spin_text
 
 
-def _cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "topspin_py.cli", *args], cwd=REPO,
-                          capture_output=True, text=True, timeout=timeout)
-
-
 def _verify_args(path: Path, run: Run) -> list[str]:
     return verify_args(path, run, "none")
 
@@ -101,7 +94,7 @@ def test_there_are_models():
 @pytest.mark.parametrize("path,run,header_error", RUNS)
 def test_verify(path: Path, run: Run | None, header_error: str | None, tmp_path: Path):
     run = _require(run, header_error)
-    proc = _cli(*_verify_args(copy_model(path, tmp_path), run))
+    proc = run_cli(*_verify_args(copy_model(path, tmp_path), run))
     assert "Traceback" not in proc.stderr, proc.stderr
     want_errors = run.counts.get("errors", 0)
     want_status = 1 if want_errors else 0
@@ -171,7 +164,7 @@ def test_roundtrip(path: Path, run: Run | None, header_error: str | None, tmp_pa
 def test_bad_model(path: Path, tmp_path: Path):
     expectation = read_header(path).error
     assert expectation is not None, f"{path.name}: models in bad/ need an 'expect: error' header"
-    proc = _cli("verify", str(copy_model(path, tmp_path)), "--strategy", "none", "--json", timeout=120)
+    proc = run_cli("verify", str(copy_model(path, tmp_path)), "--strategy", "none", "--json")
     assert proc.returncode == 2, f"exit status {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
     assert "Traceback" not in proc.stderr, proc.stderr
     if expectation.line is not None:
@@ -189,7 +182,7 @@ def test_generated(family: str, n: int, tmp_path: Path):
     path = tmp_path / f"{family}{n}.pml"
     path.write_text(generate(family, n))
     run = Run(flags=FAMILY_FLAGS, pan=FAMILY_PAN, expect=tuple(FAMILIES[family, n].items()))
-    proc = _cli(*_verify_args(path, run))
+    proc = run_cli(*_verify_args(path, run))
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     result = json.loads(proc.stdout)
     _assert_counts({key: result.get(json_key) for key, json_key in JSON_KEYS.items()}, run,

@@ -26,14 +26,12 @@ For each ``expect:`` line of each model:
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import MODELS, REPO
-from modelgen import Run, copy_model, read_header, run_params, run_spin, verify_args
+from conftest import MODELS
+from modelgen import Run, copy_model, read_header, run_cli, run_params, run_spin, verify_args
 
 SOUNDNESS = MODELS / "soundness"
 PATHS = sorted(SOUNDNESS.glob("*.pml"))
@@ -54,9 +52,6 @@ def _require(run: Run | None, header_error: str | None) -> Run:
     return run
 
 
-def _cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "topspin_py.cli", *args], cwd=REPO,
-                          capture_output=True, text=True, timeout=timeout, check=False)
 
 
 # ----------------------------------------------------------------------------------- tests
@@ -92,7 +87,7 @@ def test_detect_order(path: Path, run: Run | None, header_error: str | None):
     claim = [word for word in run.pan if word.startswith("-N")]
     claim_args = (["-N", run.pan[run.pan.index("-N") + 1]] if claim == ["-N"]
                   else ["-N", claim[0][2:]] if claim else [])
-    proc = _cli("detect", "--json", *claim_args, *run.defines, str(path))
+    proc = run_cli("detect", "--json", *claim_args, *run.defines, str(path))
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.returncode == 0, f"exit status {proc.returncode}\n{proc.stderr}"
     result = json.loads(proc.stdout)
@@ -113,7 +108,7 @@ def test_verify_verdict(path: Path, run: Run | None, header_error: str | None, s
     # The run of the default strategy also checks the reduction against plain pan, breadth
     # first, without trusting the analysis (verify --check-symmetry): it must agree.
     check = [f"--check-symmetry={CHECK_BUDGET}"] if strategy == "auto" else []
-    proc = _cli(*verify_args(copy_model(path, tmp_path), run, strategy), *check)
+    proc = run_cli(*verify_args(copy_model(path, tmp_path), run, strategy), *check)
     assert "Traceback" not in proc.stderr, proc.stderr
     want_errors = run.counts["errors"] > 0
     want_status = 1 if want_errors else 0
