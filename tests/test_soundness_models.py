@@ -52,8 +52,6 @@ def _require(run: Run | None, header_error: str | None) -> Run:
     return run
 
 
-
-
 # ----------------------------------------------------------------------------------- tests
 
 
@@ -105,8 +103,8 @@ CHECK_BUDGET = 50_000
 def test_verify_verdict(path: Path, run: Run | None, header_error: str | None, strategy: str,
                         tmp_path: Path):
     run = _require(run, header_error)
-    # The run of the default strategy also checks the reduction against plain pan, breadth
-    # first, without trusting the analysis (verify --check-symmetry): it must agree.
+    # The run of the default strategy also checks the reduction against plain pan without
+    # trusting the analysis (verify --check-symmetry, every state): it must agree.
     check = [f"--check-symmetry={CHECK_BUDGET}"] if strategy == "auto" else []
     proc = run_cli(*verify_args(copy_model(path, tmp_path), run, strategy), *check)
     assert "Traceback" not in proc.stderr, proc.stderr

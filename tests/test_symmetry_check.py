@@ -1,5 +1,5 @@
-"""``verify --check-symmetry``: plain pan and the reduced pan, breadth first, compared depth by
-depth (topspin_py/pan/symcheck.py), on real spin, gcc and pan.
+"""``verify --check-symmetry``: the orbits of the states plain pan meets against the forms the
+reduced pan stores, both depth first (topspin_py/pan/symcheck.py), on real spin, gcc and pan.
 
 It must agree where the symmetry is one of the model's, and it must catch the wrong "no errors"
 of a wrong symmetry without trusting the analysis: two bugs are planted here at the seams the

@@ -193,8 +193,8 @@ def _plain_within_budget(binary: Path, claim: list[str], directory: Path, budget
 
 @contextlib.contextmanager
 def _spin_refusals():
-    """SPIN's own #error in pan.h or pan.c for the check's flags (a breadth-first search of a
-    model with hidden variables, say) becomes CheckUnavailable, with SPIN's words."""
+    """SPIN's own #error in pan.h or pan.c for the check's flags (-DREACH, -DNOREDUCE with the
+    user's own) becomes CheckUnavailable, with SPIN's words."""
     try:
         yield
     except ToolchainError as error:   # (LayoutError is one: pan.h read with gcc -E)
