@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import platform
 import shutil
 import signal
 import tempfile
@@ -109,8 +110,6 @@ def run(source: str | None, strategy: str, pan_args: tuple[str, ...] = (), budge
 def machine_line() -> str:
     """The machine a report was made on, for its header: cores, architecture, Python, and the
     load average at the end of the run (a busy machine makes slower figures)."""
-    import platform
-
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
     return (f"Machine: {os.cpu_count()} cores, {platform.machine()}, {platform.python_implementation()} "
             f"{platform.python_version()}; load average at the end {load[0]:.2f}" if load else "")

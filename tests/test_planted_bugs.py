@@ -43,6 +43,7 @@ from hypothesis.errors import NoSuchExample
 
 from conftest import MODELS
 from differential import error_kind, group_in_force
+from modelgen import copy_model
 from randomchecks import INDEPENDENT, Examination, examine
 from randommodels import ModelSpec, model_specs
 from transitions import explore_transitions, format_violations, transition_violations
@@ -210,16 +211,10 @@ def test_random_models_catch_a_planted_bug(monkeypatch, bug):
 SEAM_FLAGS = ("-DSAFETY", "-DNOREDUCE")
 
 
-def _copy(tmp_path: Path, relative: str) -> Path:
-    path = tmp_path / Path(relative).name
-    path.write_text((MODELS / relative).read_text())
-    return path
-
-
 def test_transition_oracle_rejects_a_pid_the_c_holds_wrapped_around(tmp_path, monkeypatch):
     # offset_wraps.pml: x = _pid - 5 in a byte holds 251 and 252; a swap of the P that leaves x
     # as it is takes a state from which P 0's write is reachable for one from which it is not
-    path = _copy(tmp_path, "soundness/offset_wraps.pml")
+    path = copy_model(MODELS / "soundness/offset_wraps.pml", tmp_path)
     assert detect(load_model(path)).order == 1
     plant_values_read_as_integers(monkeypatch)
     buggy = detect(load_model(path))
@@ -236,7 +231,7 @@ def test_transition_oracle_rejects_the_action_of_a_second_reading(tmp_path):
     # model's when v is data.  A layout that read the model again with both formulas would take
     # v for a pid and rename it: the action the C would apply is the group's generators with the
     # second reading's types, and that action is no automorphism of plain pan's state graph.
-    path = _copy(tmp_path, "soundness/ltl_other_formula.pml")
+    path = copy_model(MODELS / "soundness/ltl_other_formula.pml", tmp_path)
     pan_args = ("-N", "tame")
     group = group_in_force(path, ("SAFETY", "NOREDUCE"), pan_args)
     assert group.order == 2
