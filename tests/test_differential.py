@@ -42,7 +42,7 @@ import differential
 from differential import (STRATEGY_NAMES, Comparison, check_against_plain, group_in_force,
                           orbit_count, run, verify_every_way)
 from modelgen import HeaderError, read_header
-from topspin_py.codegen.render import Strategy
+from topspin_py.codegen.registry import Strategy
 from topspin_py.errors import UsageError
 from topspin_py.result import Result
 from topspin_py.reduce import choose_strategy

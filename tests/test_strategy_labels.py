@@ -19,7 +19,7 @@ import pytest
 from conftest import REPO
 from topspin_py import reduce, strategies
 from topspin_py.cli import main
-from topspin_py.codegen.render import STRATEGIES, Strategy
+from topspin_py.codegen.registry import STRATEGIES, Strategy
 from topspin_py.verify import VerifyOptions, verify
 
 MUTEX = REPO / "examples" / "mutex.pml"   # three identical users: the group S_3

@@ -16,7 +16,8 @@ from topspin_py.pan import flags as panflags
 from topspin_py.pan.flags import breadth_first, define_name
 from topspin_py.pan.splice import SYM_MACRO, SplicedPan, check_pan_p, splice_file
 from topspin_py.pan.toolchain import load_model_checked
-from topspin_py.promela.model import ANY_CLAIM, FIRST_CLAIM, NO_CLAIM, Model
+from topspin_py.promela.claim_in_force import ANY_CLAIM, FIRST_CLAIM, NO_CLAIM
+from topspin_py.promela.model import Model
 from topspin_py.symmetry.detect import Group, acting_on_states, detect
 
 GENERATED_C = "topspin_sym.c"   # the canonicaliser, #included at the end of the spliced pan.c

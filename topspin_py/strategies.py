@@ -1,6 +1,6 @@
 """What the user is told about strategies: the choices, their exactness, and the warnings.
 
-Everything here is read from the registry (``topspin_py.codegen.render.STRATEGIES``) when it is
+Everything here is read from the registry (``topspin_py.codegen.registry.STRATEGIES``) when it is
 asked for, so a strategy registered later is listed, labelled and warned about with no change
 here.  Exactness, as the registry states it:
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import textwrap
 
-from topspin_py.codegen.render import STRATEGIES
+from topspin_py.codegen.registry import STRATEGIES
 
 AUTO = "auto"
 NONE = "none"

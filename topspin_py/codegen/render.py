@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ..errors import TopspinError
 from ..layout.statevector import CHAN, DATA, PID, StateLayout, ValueField
@@ -58,50 +57,12 @@ from .invariants import key_context, symmetric_blocks
 from .markers import markers_context, node_tables
 from .minimising import climbing_set, inverse_images, minimising_set, swap_classes
 from .pseudosort import pseudosort_context
+from .registry import STRATEGIES
 from .trees import symmetric_trees
 
 # Beyond this many elements, applying all of them to every state is hopeless (Peterson 7's 5040
 # already take minutes); segmented applies only the few that tie.
 MAX_ENUMERATED_ELEMENTS = 50_000
-
-
-@dataclass(frozen=True)
-class Strategy:
-    name: str
-    exactness: str  # "exact" (one state per orbit), "complete" (at least one), "approximate"
-    description: str
-    # Only for a group that is a direct product of trees of symmetric groups
-    # (trees.symmetric_trees); any other group is refused with a CodegenError.
-    symmetric_trees_only: bool = False
-    # An approximate strategy whose canonical form is a function of this complete strategy's
-    # (seed 001, Prop. 1(3): m(s) = rho(m_exact(s))).
-    coarsens: str | None = None
-    # Canonicalising a canonical form leaves it as it is (seed 003's pseudo-sort does not
-    # promise it: its exchanges rename pids, which may reorder what it sorted).
-    idempotent: bool = True
-
-
-STRATEGIES = {
-    "enumerate": Strategy("enumerate", "exact", "every group element, least image in byte order"),
-    "segmented": Strategy("segmented", "exact", "processes ordered by their pid-free part, "
-                          "every element that keeps that order, least image in byte order"),
-    "refine": Strategy("refine", "exact", "processes ordered by invariants refined by the "
-                       "points they name, search among ties only, pruned by swaps that fix the state"),
-    "markers-exact": Strategy("markers-exact", "complete", "seed 001's markers: blocks sorted by "
-                              "marker and by the markers their values name, no search",
-                              symmetric_trees_only=True),
-    "markers-approx": Strategy("markers-approx", "approximate", "markers-exact, then every value "
-                               "inside a block names the last block of its class: may merge orbits",
-                               symmetric_trees_only=True, coarsens="markers-exact"),
-    "pseudosort": Strategy("pseudosort", "complete", "seed 003's pseudo-sort: the instances of "
-                           "each proctype insertion-sorted by their tuples in declaration order, "
-                           "exchanges renaming the pids they hold", symmetric_trees_only=True,
-                           idempotent=False),
-    "sorted": Strategy("sorted", "complete", "processes sorted by their pid-free part, then a "
-                       "minimising set applied until no element gives a smaller image"),
-    "localsearch": Strategy("localsearch", "complete", "hill-climbing: generators, their inverses "
-                            "and process swaps applied until none gives a smaller image"),
-}
 
 
 class CodegenError(TopspinError):

@@ -31,7 +31,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from topspin_py.errors import UsageError
-from topspin_py.promela.model import ANY_CLAIM, FIRST_CLAIM, NO_CLAIM
+from topspin_py.promela.claim_in_force import ANY_CLAIM, FIRST_CLAIM, NO_CLAIM
+
+# gcc's optimisation levels for pan.c, and the default: spin -run's (SPIN 6.5.2 compiles pan.c
+# with `gcc -O`, which is -O1), a build about a second shorter than -O2's for a search a little
+# slower; --gcc-opt=-O2 for a long one.
+OPTIMISATION_LEVELS = ("-O0", "-O1", "-O2", "-O3")
+DEFAULT_OPTIMISATION = "-O1"
 
 DEFAULT_DEPTH_LIMIT = 10_000          # pan's own default for -m
 # spin hands the defines to its preprocessor through a shell command line, unquoted: a value

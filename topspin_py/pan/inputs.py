@@ -24,9 +24,12 @@ import json
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from topspin_py.pan.flags import SpinOptions
 from topspin_py.promela.preprocess import preprocess
+
+if TYPE_CHECKING:   # (pan.flags imports the parser, which the command line's help does not need)
+    from topspin_py.pan.flags import SpinOptions
 
 RECORD = ".topspin-py-generate"       # in a directory generate wrote
 _FORMAT = "topspin-py generate record 1"

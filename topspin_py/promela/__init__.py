@@ -20,8 +20,26 @@ Syntax and preprocessing errors are raised as ``PromelaSyntaxError`` / ``Preproc
 carrying the position in the user's file.
 """
 
-from .model import Model, build_model, load_model
-from .parser import parse_file, parse_text
-from .printer import print_spec
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .model import Model, build_model, load_model
+    from .parser import parse_file, parse_text
+    from .printer import print_spec
 
 __all__ = ["parse_file", "parse_text", "print_spec", "Model", "build_model", "load_model"]
+
+# Each entry point is imported when it is first asked for (PEP 562): a module that needs only
+# a constant of one of them (pan/flags.py, the command line's help) does not pay for the parser
+# (lark) and the AST.
+_HOME = {"Model": "model", "build_model": "model", "load_model": "model",
+         "parse_file": "parser", "parse_text": "parser", "print_spec": "printer"}
+
+
+def __getattr__(name: str):
+    if name in _HOME:
+        return getattr(importlib.import_module(f".{_HOME[name]}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -28,6 +28,7 @@ from pathlib import Path
 from ..errors import ModelError, SourcePos
 from ..gcpause import collector_paused
 from . import ast
+from .claim_in_force import ANY_CLAIM, FIRST_CLAIM, NO_CLAIM
 from .copies import Copies, merge_copies
 from .desugar import RefKnowledge, desugar
 from .extension import uses_extension
@@ -77,12 +78,6 @@ class StaticChannel:
     fields: list[ast.TypeName]
     owner_pid: int | None  # None for a global channel
     pos: SourcePos | None = None
-
-
-# Which claim a search checks (pan.flags.claim_in_force): none, pan's default (the first claim
-# pan numbers: see keeping_claim), every one (when it cannot be told which), or an ltl formula
-# by name.
-NO_CLAIM, FIRST_CLAIM, ANY_CLAIM = "no claim", "first claim", "any claim"
 
 
 @dataclass
