@@ -37,7 +37,8 @@ CASES = [   # (label, model text, strategy)
 
 def _one(path: Path, strategy: str, cores: int):
     return verify(path, VerifyOptions(strategy=strategy, defines=("SAFETY", "NOREDUCE", f"NCORE={cores}"),
-                                      pan_args=("-w21", "-m1000000"), save_trails=False))
+                                      pan_args=("-w21", "-m1000000"), save_trails=False,
+                                      optimisation="-O2"))
 
 
 def run() -> Path:

@@ -91,7 +91,7 @@ def _verify(source: str | None, model: Path | None, strategy: str, pan_args: tup
         model = Path(tempfile.gettempdir()) / "model.pml"
         model.write_text(source or "")
     result = verify(model, VerifyOptions(strategy=strategy, defines=defines,
-                                         pan_args=pan_args, save_trails=False))
+                                         pan_args=pan_args, save_trails=False, optimisation="-O2"))
     result.pan_output = ""           # not needed here, and it can be large
     return result
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -58,3 +59,29 @@ def pytest_collection_modifyitems(config, items):
         if item.path.stem in _CACHED_BY_CASE and callspec is not None and "case" in callspec.params:
             case = callspec.params["case"]
             item.add_marker(pytest.mark.xdist_group(f"{item.path.stem}:{getattr(case, 'name', case)}"))
+
+
+# One build cache for the whole run, shared by its xdist workers (PYTEST_XDIST_TESTRUNUID is the
+# run's), and never the user's: tests of one model with one set of flags compile pan once
+# (topspin_py/pan/build_cache.py keys a build by everything gcc reads).  Set before any test
+# runs, so that the commands the tests start inherit it too.  The cache's own tests set theirs.
+def _run_cache_directory() -> Path:
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID") or f"pid{os.getpid()}"
+    return Path(tempfile.gettempdir()) / f"topspin-py-test-cache-{run}"
+
+
+os.environ["XDG_CACHE_HOME"] = str(_run_cache_directory())
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    # The corpus tests skip cleanly without ../shared/corpus; say how many did, in one line.
+    # (a test parametrised over the corpus's models has an empty parameter set without it)
+    if CORPUS.is_dir():
+        return
+    skipped = terminalreporter.stats.get("skipped", [])
+    without_corpus = sum(1 for report in skipped
+                         if any(reason in str(getattr(report, "longrepr", ""))
+                                for reason in ("corpus not found", "corpus model not found", "empty parameter set")))
+    terminalreporter.write_line(
+        f"{without_corpus} tests skipped because the shared corpus is absent ({CORPUS}); "
+        "set TOPSPIN_CORPUS to its folder to run them")

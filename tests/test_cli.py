@@ -140,7 +140,7 @@ def test_verbose_shows_commands(tmp_path):
     model = tmp_path / "m.pml"
     model.write_text(COUNTER)
     run = topspin("verify", "--verbose", "-DNOREDUCE", model)
-    assert re.search(r"^\$ \S*gcc -O2 -DSAFETY -DNOREDUCE -o pan pan\.c$", run.stderr, re.M)
+    assert re.search(r"^\$ \S*gcc -O1 -DSAFETY -DNOREDUCE -o pan pan\.c$", run.stderr, re.M)
     assert "added -DSAFETY" in run.stderr
     assert re.search(r"^\$ \S*spin -DNOREDUCE -a ", run.stderr, re.M)
 
@@ -421,3 +421,18 @@ def test_given_generators_refused_without_traceback_when_a_slot_holds_both_kinds
     assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
     assert run.stderr.startswith("error: the given symmetry cannot be checked: "), run.stderr
     assert "holds both process ids and channels" in run.stderr.splitlines()[0], run.stderr
+
+
+# What the stages bring (about a second to import): the command line must not load them to
+# answer --version, --help or a usage error.
+_STAGE_LIBRARIES = ("sympy", "pynauty", "jinja2", "dask", "distributed", "cffi", "lark", "pycparser")
+
+
+@pytest.mark.parametrize("words", [["--version"], ["--help"], ["verify", "--help"], ["swarm", "--help"],
+                                   ["regress", "--help"], ["verify", "--no-such-option", "m.pml"]])
+def test_help_version_and_usage_errors_import_no_stage(words):
+    probe = ("import sys\nfrom topspin_py.cli import main\n"
+             f"try:\n    main({words!r})\nexcept SystemExit:\n    pass\n"
+             f"print(sorted({{name.split('.')[0] for name in sys.modules}} & {set(_STAGE_LIBRARIES)!r}))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr

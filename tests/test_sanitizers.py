@@ -4,7 +4,7 @@ For each model and every registered strategy, the product's own pipeline (``spin
 ``reduce.reduce_in``: layout, generated canonicaliser, splice) writes the reduced pan.c; it is
 built twice from the same files:
 
-* as ``topspin-py verify`` builds it (``toolchain.compile_pan``: gcc -O2 <flags> -DTOPSPIN_SYM);
+* as ``topspin-py verify`` builds it (``toolchain.compile_pan``: gcc -O1 <flags> -DTOPSPIN_SYM);
 * with ``-fsanitize=address,undefined -fno-omit-frame-pointer -g`` and ``-DTOPSPIN_CHECK``
   (the runtime then checks, on every store, that the canonicaliser kept vsize, the header and
   the masked bytes, and that it is idempotent).

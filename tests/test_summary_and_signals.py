@@ -328,7 +328,7 @@ def test_a_status_line_from_the_first_second_on_a_terminal(tmp_path):
         process.communicate(timeout=60)
         os.close(leader)
     statuses = [s.decode() for s in re.findall(rb"\r([^\r]*?)\x1b\[K", shown)]
-    for stage in ("spin -a", "gcc -O2: compiling pan.c", "pan: searching"):
+    for stage in ("spin -a", "gcc -O1: compiling pan.c", "pan: searching"):
         assert any(re.match(rf"topspin-py: {re.escape(stage)}.*, 0 s", s) for s in statuses), statuses
     # one line, rewritten in place: no newline while the stages run
     assert "\n" not in "".join(statuses)

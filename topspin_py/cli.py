@@ -22,16 +22,23 @@ import re
 import shlex
 import shutil
 import sys
+import time
 from pathlib import Path
 
 from topspin_py import __version__, strategies
 from topspin_py.errors import TopspinError
+from topspin_py.pan.flags import DEFAULT_OPTIMISATION, OPTIMISATION_LEVELS
 from topspin_py.pan.inputs import RECORD
 from topspin_py.pan.processes import Terminated, terminated_by_signals
 from topspin_py.pan.progress import ProgressDisplay
-from topspin_py.verify import VerifyOptions, verify
+
+# The stages (verify, detect, codegen: sympy, lark, jinja2, pycparser, about a second to
+# import) are imported by the command that runs them, so that --version, --help and a usage
+# error answer at once.
 
 EXIT_OK, EXIT_ERRORS_FOUND, EXIT_FAILURE, EXIT_INTERRUPTED = 0, 1, 2, 130
+_NO_CACHE_HELP = ("compile pan, neither reusing nor keeping a build of the same sources in the build "
+                  "cache ($XDG_CACHE_HOME/topspin-py, ~/.cache/topspin-py when unset)")
 _CHECK_BUDGET = 200_000   # --check-symmetry without a budget (pan/symcheck.py DEFAULT_BUDGET)
 
 
@@ -55,6 +62,18 @@ def main(argv: list[str] | None = None) -> int:
         # Point stdout at devnull so the interpreter's final flush does not complain again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_FAILURE
+
+
+def _process_started() -> float | None:
+    """When this process started, on time.monotonic()'s clock, so that the wall time verify
+    reports counts Python's start and the imports (Linux's /proc/self/stat; None elsewhere)."""
+    try:
+        after_name = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+        age = (time.clock_gettime(time.CLOCK_BOOTTIME)
+               - int(after_name[19]) / os.sysconf("SC_CLK_TCK"))   # field 22, starttime, in ticks
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+    return time.monotonic() - max(age, 0.0)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -155,11 +174,12 @@ def _add_verify(commands) -> None:
     verify_parser.add_argument("--safety", action="store_true",
                                help="search for safety violations only, even if the model has "
                                     "accept labels (default: pan -a then, as spin -run)")
-    verify_parser.add_argument("--gcc-opt", dest="optimisation", default="-O2",
-                               choices=("-O0", "-O1", "-O2", "-O3"), metavar="LEVEL",
+    verify_parser.add_argument("--no-cache", action="store_true", help=_NO_CACHE_HELP)
+    verify_parser.add_argument("--gcc-opt", dest="optimisation", default=DEFAULT_OPTIMISATION,
+                               choices=OPTIMISATION_LEVELS, metavar="LEVEL",
                                help="gcc's optimisation level for pan.c: -O0 compiles a large "
-                                    "pan.c several times faster, for a slower search "
-                                    "(default: %(default)s)")
+                                    "pan.c several times faster, for a slower search; -O2 "
+                                    "the other way (default: %(default)s, as spin -run)")
     noise = verify_parser.add_mutually_exclusive_group()
     noise.add_argument("--quiet", action="store_true", help="no progress or notes on stderr")
     noise.add_argument("--verbose", action="store_true",
@@ -168,6 +188,8 @@ def _add_verify(commands) -> None:
 
 
 def _run_verify(args: argparse.Namespace) -> int:
+    from topspin_py.verify import VerifyOptions, verify
+
     display = None if args.quiet else ProgressDisplay(sys.stderr)
     pan_args = tuple(word for value in args.pan_args for word in shlex.split(value))
     spin_args = tuple(word for value in args.spin_args for word in shlex.split(value))
@@ -175,6 +197,7 @@ def _run_verify(args: argparse.Namespace) -> int:
         strategy=args.strategy, defines=tuple(args.defines), pan_args=pan_args, spin_args=spin_args,
         keep_dir=args.keep, on_progress=display, compare=args.compare, cross_check=args.cross_check,
         safety=args.safety, optimisation=args.optimisation, check_symmetry=args.check_symmetry,
+        use_cache=not args.no_cache, started=_process_started(),
         on_note=None if args.quiet else _to_stderr(display),
         on_detail=_to_stderr(display) if args.verbose else None,
         on_stage=display.stage if display is not None else None, partial_on_interrupt=True)
@@ -376,7 +399,8 @@ def _run_generate(args: argparse.Namespace) -> int:
     _warn_about(choice.name)
     if note := own_build.model_only_note(model_only):
         print(f"note: {note}")
-    print(f"build: cd {shlex.quote(str(out))} && gcc -O2 {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c")
+    print(f"build: cd {shlex.quote(str(out))} && "
+          f"gcc {DEFAULT_OPTIMISATION} {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c")
     if source != model_path:
         relative = source.relative_to(out)
         why = ("uses the ref/public extension" if model.extended is not None
@@ -464,7 +488,7 @@ def _run_patch(args: argparse.Namespace) -> int:
     if note := own_build.model_only_note(model_only):
         print(f"note: {note}")
     where = "" if pan_c.parent == Path(".") else f"cd {shlex.quote(str(pan_c.parent))} && "
-    print(f"build: {where}gcc -O2 {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c")
+    print(f"build: {where}gcc {DEFAULT_OPTIMISATION} {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c")
     return EXIT_OK
 
 
@@ -530,6 +554,7 @@ def _add_regress(commands) -> None:
     regress_parser.add_argument("--timeout", metavar="SECONDS",
                                 help="the time each entry may take (spin, gcc and pan); one that "
                                      "takes longer is stopped and reported (default: no limit)")
+    regress_parser.add_argument("--no-cache", action="store_true", help=_NO_CACHE_HELP)
     regress_parser.set_defaults(handler=_run_regress)
 
 
@@ -556,11 +581,11 @@ def _run_regress(args: argparse.Namespace) -> int:
             key = regress.RunKey(regress.relative_model(args.baseline, args.model),
                                  args.strategy or regress.DEFAULT_STRATEGY, tuple(args.defines), pan_args)
         outcome = regress.update(args.baseline, key, on_entry=show, on_problem=show_problem,
-                                 time_limit=time_limit)
+                                 time_limit=time_limit, use_cache=not args.no_cache)
         print(f"{args.baseline}: {len(outcome.entries)} entries")
     else:
         outcome = regress.check(args.baseline, on_entry=show, on_problem=show_problem,
-                                time_limit=time_limit)
+                                time_limit=time_limit, use_cache=not args.no_cache)
         if outcome.changes:
             print(f"{args.baseline}: {len(outcome.changes)} change(s):\n" + regress.describe(outcome.changes))
         elif not outcome.problems:
@@ -609,7 +634,8 @@ def _add_swarm(commands) -> None:
                         help="spin's own options for spin -a, as for verify (repeatable)")
     parser.add_argument("--safety", action="store_true",
                         help="search for safety violations only, even if the model has accept labels")
-    parser.add_argument("--gcc-opt", dest="optimisation", default="-O2", choices=("-O0", "-O1", "-O2", "-O3"),
+    parser.add_argument("--no-cache", action="store_true", help=_NO_CACHE_HELP)
+    parser.add_argument("--gcc-opt", dest="optimisation", default=DEFAULT_OPTIMISATION, choices=OPTIMISATION_LEVELS,
                         metavar="LEVEL", help="gcc's optimisation level for pan.c (default: %(default)s)")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object on stdout")
     parser.add_argument("--progress", action="store_true",
@@ -640,7 +666,7 @@ def _run_swarm(args: argparse.Namespace) -> int:
         strategy=args.strategy, defines=tuple(args.defines),
         pan_args=tuple(word for value in args.pan_args for word in shlex.split(value)),
         spin_args=tuple(word for value in args.spin_args for word in shlex.split(value)),
-        seed=args.seed, safety=args.safety, optimisation=args.optimisation,
+        seed=args.seed, safety=args.safety, optimisation=args.optimisation, use_cache=not args.no_cache,
         on_progress=display.progress if display is not None else None, on_note=notes,
         on_detail=notes if args.verbose else None, on_stage=display.stage if display is not None else None)
     try:
@@ -741,7 +767,7 @@ def _attach_option_values(argv: list[str]) -> list[str]:
 _VERIFY_OPTIONS = {"--strategy": True, "--keep": True, "--gcc-opt": True, "--pan": True,
                    "--spin": True, "-D": True, "--json": False, "--force": False, "--compare": False,
                    "--cross-check": False, "--safety": False, "--quiet": False, "--verbose": False,
-                   "-h": False, "--help": False}
+                   "--no-cache": False, "-h": False, "--help": False}
 # spin -run features verify does not offer: a word saying why, for the message.
 _REFUSED_RUN_OPTIONS = {"-biterate": "runs many randomised bitstate searches",
                         "-swarm": "runs many randomised bitstate searches",
@@ -807,7 +833,7 @@ def _spin_style(argv: list[str]) -> list[str]:
             out.append("--spin=" + shlex.quote(word))
         elif word in RUN_SHORTHANDS:
             out.append("-D" + RUN_SHORTHANDS[word])
-        elif word in ("-O0", "-O1", "-O2", "-O3"):
+        elif word in OPTIMISATION_LEVELS:
             out.append("--gcc-opt=" + word)
         elif (refused := next((name for name in _REFUSED_RUN_OPTIONS if word.startswith(name)), None)):
             raise UsageError(f"{word}: spin -run's {refused} {_REFUSED_RUN_OPTIONS[refused]}, which "

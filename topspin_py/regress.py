@@ -151,22 +151,22 @@ def _key_fields(entry: dict) -> dict:
             "pan_args": list(key.pan_args)}
 
 
-def run_entry(baseline: Path, key: RunKey, on_note=None) -> dict:
+def run_entry(baseline: Path, key: RunKey, on_note=None, use_cache: bool = True) -> dict:
     """Verify one entry's model the way the entry says; the recorded fields of the result."""
     model = baseline.parent / key.model
     if not model.is_file():
         raise UsageError(f"model not found: {model}")
     options = VerifyOptions(strategy=key.strategy, defines=key.defines, pan_args=key.pan_args,
-                            save_trails=False, on_note=on_note)
+                            save_trails=False, on_note=on_note, use_cache=use_cache)
     result = verify(model, options).to_dict()
     return {name: result.get(name) for name in RECORDED}
 
 
-def _run_or_problem(baseline: Path, key: RunKey, time_limit: float | None) -> dict | Problem:
+def _run_or_problem(baseline: Path, key: RunKey, time_limit: float | None, use_cache: bool) -> dict | Problem:
     """The entry's recorded fields, or the Problem that kept it from running."""
     try:
         with _time_limit(time_limit):
-            return run_entry(baseline, key)
+            return run_entry(baseline, key, use_cache=use_cache)
     except EntryTimedOut:
         return Problem(key, f"timed out: still running after the time limit of {time_limit:g} s")
     except TopspinError as err:
@@ -203,7 +203,8 @@ def _values_or_report(result: dict | Problem, problems: list[Problem], on_proble
     return None
 
 
-def check(baseline: Path, on_entry=None, on_problem=None, time_limit: float | None = None) -> Outcome:
+def check(baseline: Path, on_entry=None, on_problem=None, time_limit: float | None = None,
+          use_cache: bool = True) -> Outcome:
     """Recompute every entry; the guarded values that differ from the baseline, and the
     entries that could not be run (the others are run all the same)."""
     changes: list[Change] = []
@@ -211,7 +212,7 @@ def check(baseline: Path, on_entry=None, on_problem=None, time_limit: float | No
     entries = load(baseline)
     for entry in entries:
         key = key_of(entry)
-        actual = _values_or_report(_run_or_problem(baseline, key, _limit_of(entry, time_limit)),
+        actual = _values_or_report(_run_or_problem(baseline, key, _limit_of(entry, time_limit), use_cache),
                                    problems, on_problem)
         if actual is None:
             continue
@@ -224,7 +225,7 @@ def check(baseline: Path, on_entry=None, on_problem=None, time_limit: float | No
 
 
 def update(baseline: Path, key: RunKey | None = None, on_entry=None, on_problem=None,
-           time_limit: float | None = None) -> Outcome:
+           time_limit: float | None = None, use_cache: bool = True) -> Outcome:
     """Add or refresh the entry ``key`` (creating the baseline if needed), or with no key
     refresh every entry.  An entry that cannot be run keeps its old values (a new one is not
     added); the others are written."""
@@ -241,7 +242,7 @@ def update(baseline: Path, key: RunKey | None = None, on_entry=None, on_problem=
     problems: list[Problem] = []
     for k in keys:
         own = {"timeout": by_key[k]["timeout"]} if "timeout" in by_key.get(k, {}) else {}
-        values = _values_or_report(_run_or_problem(baseline, k, _limit_of(own, time_limit)),
+        values = _values_or_report(_run_or_problem(baseline, k, _limit_of(own, time_limit), use_cache),
                                    problems, on_problem)
         if values is None:
             continue

@@ -133,6 +133,9 @@ class Result:
     warnings: list[str] = field(default_factory=list)
     trail_notes: list[str] = field(default_factory=list)     # a previous trail replaced, or not writable
     trail_depth: int | None = None  # pan -i/-I: the depth of the shortest error found (the trail's)
+    # What the build cache did for this run's pan (pan/build_cache.py): "reused the build in
+    # DIR", "compiled, and kept in DIR", "not cached: WHY"; None: --no-cache.
+    build_cache: str | None = None
     interrupted: bool = False       # Ctrl-C: if it stopped pan (complete is False), the counts
                                     # are its statistics so far; else it stopped --compare's plain run
     # How pan searched, from its report's header: its "+" lines as it prints them
@@ -289,6 +292,11 @@ class Result:
     def to_json(self, indent: int | None = None) -> str:
         return json.dumps(self.to_dict(), indent=indent)
 
+    @property
+    def build_reused(self) -> bool:
+        """The pan of this run came from the build cache."""
+        return self.build_cache is not None and self.build_cache.startswith("reused")
+
     def summary(self) -> str:
         """The readable report the CLI prints by default: pan's report, in short."""
         rows = [
@@ -319,6 +327,9 @@ class Result:
         lines.append(f"{'search:':16}{search}")
         lines.append(f"{'memory:':16}{self.memory_mb:.3f} MB")
         lines.append(f"{'time:':16}{self.elapsed_s:.2f} s search, {self.wall_s:.2f} s in all")
+        if self.build_reused:
+            lines.append(f"{'build:':16}pan reused from the build cache, not compiled again "
+                         "(--no-cache compiles it)")
         if self.plain is not None:
             plain = self.plain
             lines.append(f"{'plain SPIN:':16}{self._count(plain.states_stored)} states, "

@@ -76,6 +76,7 @@ from topspin_py.codegen.render import STRATEGIES as CANONICALISERS
 from topspin_py.errors import ToolchainError, UsageError
 from topspin_py.pan import flags as panflags
 from topspin_py.pan import lasso, symcheck, toolchain, trails
+from topspin_py.pan.build_cache import BuildCache
 from topspin_py.pan.claims import accept_labels
 from topspin_py.pan.claims import claims_from_file as claims_from_file_of
 from topspin_py.pan.output import PanReport, parse_pan_output
@@ -120,13 +121,17 @@ class VerifyOptions:
     compare: bool = False                # also run plain SPIN and report the reduction
     cross_check: bool = False            # also run with POR switched the other way, compare verdicts
     safety: bool = False                 # a safety search even if the model has accept labels
-    optimisation: str = "-O2"            # gcc's -O level for pan.c
+    optimisation: str = panflags.DEFAULT_OPTIMISATION   # gcc's -O level for pan.c
     partial_on_interrupt: bool = False   # Ctrl-C during pan: return its statistics so far as an
                                          # interrupted Result, not KeyboardInterrupt (the CLI)
     check_symmetry: int | None = None    # --check-symmetry=BUDGET: compare the reduced search with
                                          # plain pan's up to BUDGET states (pan/symcheck.py)
     keep_por: bool = False               # keep partial order reduction where SPIN says it is not
                                          # compatible with the model (--cross-check's other run)
+    use_cache: bool = True               # reuse a pan built from the same sources (pan/build_cache.py)
+    started: float | None = None         # when the run began, on time.monotonic()'s clock (the CLI:
+                                         # its process's start, so the wall time counts Python's start
+                                         # and imports); None: when verify is called
 
 
 @dataclass
@@ -136,9 +141,27 @@ class Reporter:
 
     note: Callable[[str], None]
     detail: Callable[[str], None]
-    stage: Callable[[str, int | None], None]
+    on_stage: Callable[[str, int | None], None]
     commands: list[str] = dataclasses.field(default_factory=list)
     compile_warnings: list[str] = dataclasses.field(default_factory=list)   # SPIN's #warnings gcc gave
+    build_cache: list[str] = dataclasses.field(default_factory=list)   # what the cache did, each build
+    # each stage as it started: its name and time.monotonic() (--verbose prints how long each took)
+    stages: list[tuple[str, float]] = dataclasses.field(default_factory=list)
+
+    def stage(self, name: str, pid: int | None) -> None:
+        """A stage starts (``pid``: pan's, for the pan stage)."""
+        self.stages.append((name, time.monotonic()))
+        self.on_stage(name, pid)
+
+    def stage_times(self, started: float, ended: float) -> str:
+        """How long each stage took, from the run's start to its end: what --verbose prints."""
+        marks = [("starting", started), *self.stages, ("", ended)]
+        return "; ".join(f"{name.split(':')[0]} {later - at:.2f} s"
+                         for (name, at), (_, later) in zip(marks, marks[1:])) + f"; in all {ended - started:.2f} s"
+
+    def cache_event(self, text: str) -> None:
+        self.build_cache.append(text)
+        self.detail(f"build cache: {text}")
 
     def compile_warning(self, text: str) -> None:
         """A #warning of pan's sources that gcc gave: shown once, and kept for the Result."""
@@ -199,6 +222,7 @@ class PanBuild:
     # (flags.por_incompatibilities), and whether verify added -DNOREDUCE for them.
     por_incompatible: tuple[str, ...] = ()
     por_turned_off: bool = False
+    cache: BuildCache | None = None          # where builds are reused from (None: --no-cache)
 
     @property
     def replay_args(self) -> list[str]:
@@ -220,7 +244,7 @@ class PanBuild:
 def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Result:
     """Verify a Promela model with SPIN; raises TopspinError for anything that is not a verdict."""
     options = options or VerifyOptions()
-    started = time.monotonic()
+    started = time.monotonic() if options.started is None else options.started
     reporter = Reporter.of(options)
     note = reporter.note
     request = _read(model_path, options, reporter)
@@ -230,7 +254,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         group, strategy = build.group, build.strategy
         binary, flags = compile_build(build, workdir, reporter, optimisation=options.optimisation)
         search = _search(binary, build.pan_args, workdir, build.source, build.desugared or model, options,
-                         reporter.note, reporter.ran)
+                         reporter)
         _note_worker_trails(search.report, build.defines, note)
         check_report(build, search.report)
         # pan -i/-I: the depth of the shortest error, from its trail as pan wrote it (before a
@@ -244,7 +268,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
                 and not search.interrupted and options.save_trails):
             assert group is not None
             lassos = _unroll_lassos(binary, search, workdir, group, flags, build.tools,
-                                    reporter.ran, reporter.stage, reporter.compile_warning)
+                                    reporter.ran, reporter.stage, reporter.compile_warning, build.cache)
             for failed in (item for item in lassos if item.outcome == "failed"):
                 note(f"lasso: {failed.describe()}")
         trails = (save_trails(search.report, workdir, model, options.keep_dir, build.replay_args,
@@ -269,10 +293,12 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
 
     result = _result(model, strategy, search, [str(path) for path in trails.paths], trails.replay,
                      build.defines, flags, build.tools.spin_version, time.monotonic() - started)
+    reporter.detail("stage times: " + reporter.stage_times(started, started + result.wall_s))
     result.trail_notes = trails.notes
     result.symmetry_check, result.symmetry_check_note = checked, check_note
     result.lassos = [item.as_json() for item in lassos]
     result.trail_depth = shortest
+    result.build_cache = reporter.build_cache[0] if reporter.build_cache else None
     result.group_order = group.order if group is not None and strategy != "none" else 1
     result.symmetry_notes = build.symmetry_notes
     result.requested_strategy = options.strategy
@@ -295,6 +321,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         note("running plain SPIN (--strategy none) for the comparison")
         try:
             plain = verify(model, dataclasses.replace(options, strategy="none", compare=False, keep_dir=None,
+                                                       started=None,
                                                        check_symmetry=None,
                                                        save_trails=False, on_progress=None,
                                                        partial_on_interrupt=False))
@@ -328,7 +355,7 @@ def prepare(model_path: str | Path, options: VerifyOptions, workdir: Path,
 
 
 def compile_build(build: PanBuild, workdir: Path, reporter: Reporter, extra_flags: tuple[str, ...] = (),
-                  optimisation: str = "-O2") -> tuple[Path, list[str]]:
+                  optimisation: str = panflags.DEFAULT_OPTIMISATION) -> tuple[Path, list[str]]:
     """Splice the canonicaliser into the pan.c in ``workdir`` (unless the strategy is none) and
     compile it with the build's flags and ``extra_flags`` (-D flags that change how pan searches,
     not what it stores: swarm's -DT_RAND ...).  Returns the binary and every -D flag it had."""
@@ -342,7 +369,8 @@ def compile_build(build: PanBuild, workdir: Path, reporter: Reporter, extra_flag
                         + (f"; auto chose it: {build.strategy_reason}" if build.strategy_reason else ""))
     reporter.ran(toolchain.compile_command(build.tools, flags, optimisation))
     reporter.stage(f"gcc {optimisation}: compiling pan.c", None)
-    return toolchain.compile_pan(build.tools, flags, workdir, optimisation, on_warning=reporter.compile_warning), flags
+    return toolchain.compile_pan(build.tools, flags, workdir, optimisation, on_warning=reporter.compile_warning,
+                                 cache=build.cache, on_cache=reporter.cache_event), flags
 
 
 def check_report(build: PanBuild, report: PanReport) -> None:
@@ -359,9 +387,9 @@ def _read(model_path: str | Path, options: VerifyOptions, reporter: Reporter) ->
     if options.strategy not in strategies.choices():
         raise UsageError(f"unknown strategy '{options.strategy}'",
                          hint=f"available: {', '.join(strategies.choices())}")
-    if options.optimisation not in toolchain.OPTIMISATION_LEVELS:
+    if options.optimisation not in panflags.OPTIMISATION_LEVELS:
         raise UsageError(f"unknown optimisation level '{options.optimisation}'",
-                         hint=f"one of {', '.join(toolchain.OPTIMISATION_LEVELS)}")
+                         hint=f"one of {', '.join(panflags.OPTIMISATION_LEVELS)}")
     model = Path(model_path)
     if not model.is_file():
         raise UsageError(f"model file not found: {model}" if not model.exists()
@@ -503,7 +531,8 @@ def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporte
                     pan_args=pan_args, defines=defines, group=group, strategy=strategy,
                     strategy_reason=strategy_reason, symmetry_notes=symmetry_notes,
                     compile_flags=list(compile_flags.flags), claims_from_file=request.claims_from_file,
-                    por_incompatible=tuple(por_incompatible), por_turned_off=por_turned_off)
+                    por_incompatible=tuple(por_incompatible), por_turned_off=por_turned_off,
+                    cache=BuildCache.default() if options.use_cache else None)
 
 
 
@@ -557,7 +586,7 @@ def _note_worker_trails(report: PanReport, defines: list[str], note) -> None:
 
 
 def _unroll_lassos(binary: Path, search: _Search, workdir: Path, group: Group, flags: list[str],
-                   tools, ran, stage, on_warning) -> list[lasso.Lasso]:
+                   tools, ran, stage, on_warning, cache: BuildCache | None) -> list[lasso.Lasso]:
     """Every trail of ``search`` that ends in a cycle, made a real lasso where pan closed the
     cycle only up to a symmetry (pan/lasso.py), before the trails are copied to the user.
     A canonicaliser that does not give its elements gets a second pan, with refine's."""
@@ -579,7 +608,8 @@ def _unroll_lassos(binary: Path, search: _Search, workdir: Path, group: Group, f
         write_canonicaliser(workdir, group, "refine", own, lasso.LASSO_CANONICALISER)
         lasso_flags = [*flags, f'-DTOPSPIN_SYM_FILE="{lasso.LASSO_CANONICALISER}"']
         ran(toolchain.compile_command(tools, lasso_flags, "-O0", lasso.LASSO_BINARY))
-        unrolling = toolchain.compile_pan(tools, lasso_flags, workdir, "-O0", lasso.LASSO_BINARY, on_warning)
+        unrolling = toolchain.compile_pan(tools, lasso_flags, workdir, "-O0", lasso.LASSO_BINARY, on_warning,
+                                          cache=cache)
         ran(["env", *(f"{key}={value}" for key, value in lasso.environment(name).items()),
              f"./{unrolling.name}", *search.args])
         lassos.append(lasso.unroll(unrolling, search.args, workdir, trail))
@@ -630,6 +660,7 @@ def _cross_check(model: Path, options: VerifyOptions, note: Callable[[str], None
     with_por = "NOREDUCE" not in {panflags.define_name(define) for define in other}
     note(f"--cross-check: verifying again {'without' if with_por else 'with'} -DNOREDUCE")
     run = verify(model, dataclasses.replace(options, defines=tuple(other), compare=False, cross_check=False,
+                                            started=None,
                                             check_symmetry=None,
                                             keep_dir=None, save_trails=False, on_progress=None,
                                             partial_on_interrupt=False, keep_por=with_por))
@@ -771,7 +802,7 @@ _INTERRUPTED = "interrupted: the counts are pan's statistics when it stopped"
 
 
 def _search(binary: Path, pan_args: list[str], workdir: Path, source: Path, shown: Path,
-            options: VerifyOptions, note, ran) -> _Search:
+            options: VerifyOptions, reporter: Reporter) -> _Search:
     """Run pan under the depth-limit policy (module doc, "depth limit").
 
     spin -run runs pan once, with pan's default -m10000, and leaves a search cut short by it
@@ -789,11 +820,10 @@ def _search(binary: Path, pan_args: list[str], workdir: Path, source: Path, show
         for pattern in ("*.trail", "*.cpu*_trail", "*.rst", "*_rst"):
             for stale in workdir.glob(pattern):
                 stale.unlink()
-        ran(["./pan", *args])
+        reporter.ran(["./pan", *args])
         watcher = ProgressWatcher(options.on_progress) if options.on_progress else None
         run = toolchain.run_pan(binary, args, workdir, watcher.feed if watcher else None,
-                                functools.partial(options.on_stage, "pan: searching")
-                                if options.on_stage else None)
+                                functools.partial(reporter.stage, "pan: searching"))
         # pan names the model by the absolute path spin was given; show the user's path (for
         # a desugared model, that of the desugared copy the trails are replayed with).
         output = run.output.replace(str(source.resolve()), str(shown))
@@ -812,7 +842,7 @@ def _search(binary: Path, pan_args: list[str], workdir: Path, source: Path, show
         return _Search(report, output, args, run.wall_s, None), False
 
     try:
-        return _depth_policy(attempt, pan_args, options, note)
+        return _depth_policy(attempt, pan_args, options, reporter.note)
     except _Interrupted as stopped:   # Ctrl-C: pan's statistics so far are the outcome
         return stopped.search
 

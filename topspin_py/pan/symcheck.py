@@ -206,7 +206,7 @@ def _spin_refusals():
 
 def _compile(build, directory: Path, flags: list[str], optimisation: str, output: str, ran) -> Path:
     ran(toolchain.compile_command(build.tools, flags, optimisation, output))
-    return toolchain.compile_pan(build.tools, flags, directory, optimisation, output)
+    return toolchain.compile_pan(build.tools, flags, directory, optimisation, output, cache=build.cache)
 
 
 def _check_flags(compile_flags: list[str]) -> list[str]:

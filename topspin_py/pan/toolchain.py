@@ -28,7 +28,8 @@ from typing import Callable
 
 from topspin_py.errors import ModelError, PromelaSyntaxError, SourcePos, ToolchainError, UsageError
 from topspin_py.pan import processes
-from topspin_py.pan.flags import SpinOptions
+from topspin_py.pan.build_cache import BuildCache, Uncacheable
+from topspin_py.pan.flags import DEFAULT_OPTIMISATION, SpinOptions
 from topspin_py.promela import ast, build_model, parse_file
 from topspin_py.promela.model import Model, load_model
 
@@ -358,23 +359,36 @@ def _spin_rejection(output: str) -> ModelError:
                       detail=output.strip() or None, hint=hint)
 
 
-OPTIMISATION_LEVELS = ("-O0", "-O1", "-O2", "-O3")
-
-
 def compile_command(toolchain: Toolchain, flags: list[str] | tuple[str, ...],
-                    optimisation: str = "-O2", output: str = "pan") -> list[str]:
+                    optimisation: str = DEFAULT_OPTIMISATION, output: str = "pan") -> list[str]:
     cc, cflags = _compiler(toolchain)
     return [*cc, optimisation, *flags, *cflags, "-o", output, "pan.c"]
 
 
-def compile_pan(toolchain: Toolchain, flags, workdir: Path, optimisation: str = "-O2",
-                output: str = "pan", on_warning: Callable[[str], None] | None = None) -> Path:
-    """$CC -O2 <flags> $CFLAGS -o pan pan.c, in workdir (-O0 compiles a large pan.c several
+def compile_pan(toolchain: Toolchain, flags, workdir: Path, optimisation: str = DEFAULT_OPTIMISATION,
+                output: str = "pan", on_warning: Callable[[str], None] | None = None,
+                cache: BuildCache | None = None, on_cache: Callable[[str], None] | None = None) -> Path:
+    """$CC -O1 <flags> $CFLAGS -o pan pan.c, in workdir (-O0 compiles a large pan.c several
     times faster, for a pan that runs slower).  Returns the binary (``output``).  SPIN's own
     compile-time warnings, the ``#warning`` lines of pan.c and pan.h that these flags reach
     (``p.o. reduction not compatible with remote varrefs (use -DNOREDUCE)``, ``-DREACH is
-    voided by -DBITSTATE``, ...), go to ``on_warning``, each once, as ``pan.c: #warning TEXT``."""
+    voided by -DBITSTATE``, ...), go to ``on_warning``, each once, as ``pan.c: #warning TEXT``.
+    With a ``cache``, a build of the same sources with the same command and compiler is
+    reused (build_cache.py); ``on_cache`` is told whether it was, or why it could not be."""
     command = compile_command(toolchain, flags, optimisation, output)
+    entry = None
+    if cache is not None:
+        try:
+            entry = cache.entry(command, workdir, toolchain.spin_version)
+        except Uncacheable as reason:
+            if on_cache is not None:
+                on_cache(f"not cached: {reason}")
+        cached_output = entry.fetch(workdir / output) if entry is not None else None
+        if entry is not None and cached_output is not None:
+            if on_cache is not None:
+                on_cache(f"reused the build in {entry.path}")
+            _warn(cached_output, on_warning)
+            return workdir / output
     completed = _run(command, workdir, command[0])
     if completed.returncode != 0:
         output = (completed.stdout + completed.stderr).strip()
@@ -383,10 +397,18 @@ def compile_pan(toolchain: Toolchain, flags, workdir: Path, optimisation: str = 
             detail=_tail(output, 40) + "\ncommand: " + shlex.join(command),
             hint="check the -D flags (a misspelt or conflicting pan option is the usual cause) "
                  "and $CC / $CFLAGS; --keep DIR keeps pan.c for a closer look")
-    if on_warning is not None:
-        for diagnostic in cpp_diagnostics(completed.stdout + completed.stderr):
-            on_warning(str(diagnostic))
+    _warn(completed.stdout + completed.stderr, on_warning)
+    if entry is not None and cache is not None:
+        entry.store(workdir / output, completed.stdout + completed.stderr, cache.max_bytes)
+        if on_cache is not None:
+            on_cache(f"compiled, and kept in {entry.path}")
     return workdir / output
+
+
+def _warn(compiler_output: str, on_warning: Callable[[str], None] | None) -> None:
+    if on_warning is not None:
+        for diagnostic in cpp_diagnostics(compiler_output):
+            on_warning(str(diagnostic))
 
 
 @dataclass(frozen=True)

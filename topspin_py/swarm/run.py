@@ -32,6 +32,7 @@ from typing import Callable
 from topspin_py import strategies
 from topspin_py.errors import UsageError
 from topspin_py.pan import trails
+from topspin_py.pan.flags import DEFAULT_OPTIMISATION
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.swarm.build import bitstate_defines, build_binaries
 from topspin_py.swarm.cluster import Finished, connect, run_jobs
@@ -66,7 +67,8 @@ class SwarmOptions:
     spin_args: tuple[str, ...] = ()
     seed: int | None = None              # of the plan; None: a random one, reported
     safety: bool = False
-    optimisation: str = "-O2"
+    optimisation: str = DEFAULT_OPTIMISATION
+    use_cache: bool = True               # reuse the variants' builds (pan/build_cache.py)
     on_progress: Callable[[SwarmProgress], None] | None = None
     on_note: Callable[[str], None] | None = None
     on_detail: Callable[[str], None] | None = None
@@ -87,6 +89,7 @@ def swarm(model_path: str | Path, options: SwarmOptions | None = None) -> SwarmR
     verify_options = VerifyOptions(strategy=options.strategy, defines=bitstate_defines(options.defines),
                                    pan_args=options.pan_args, spin_args=options.spin_args, safety=options.safety,
                                    save_trails=False, optimisation=options.optimisation, on_note=options.on_note,
+                                   use_cache=options.use_cache,
                                    on_detail=options.on_detail, on_stage=options.on_stage)
     reporter = Reporter.of(verify_options)
     local_workers = options.local_workers or min(options.jobs, os.cpu_count() or 1)
