@@ -49,7 +49,7 @@ PYTEST_WORKERS ?= auto
 test: venv
 	$(BIN)/python -m ruff check topspin_py
 	$(BIN)/python -m mypy
-	$(BIN)/python -m pytest -q -ra -n $(PYTEST_WORKERS) --dist loadgroup tests
+	$(BIN)/python -m pytest -q -ra --durations=25 -n $(PYTEST_WORKERS) --dist loadgroup tests
 
 bench: bench-deps
 	MPLBACKEND=Agg $(BIN)/python -m bench

@@ -44,6 +44,7 @@ from topspin_py import __version__
 FORMAT = "1"                          # bumped when what an entry holds changes
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 BINARY, COMPILER_OUTPUT = "pan", "compiler-output.txt"
+PACKAGE = Path(__file__).resolve().parent.parent       # topspin_py/
 # What changes the files gcc reads or the programs it runs, besides its command line.
 _COMPILER_ENVIRONMENT = ("CPATH", "C_INCLUDE_PATH", "GCC_EXEC_PREFIX", "COMPILER_PATH",
                          "LIBRARY_PATH", "LD_LIBRARY_PATH", "GCC_COMPARE_DEBUG", "PATH")
@@ -171,7 +172,7 @@ def files_read(workdir: Path, command: list[str]) -> dict[str, bytes | None]:
 
 
 @lru_cache(maxsize=None)
-def package_fingerprint(root: Path = Path(__file__).resolve().parent.parent) -> str:
+def package_fingerprint(root: Path = PACKAGE) -> str:
     """A hash of topspin-py's own files (its Python under ``root``, and the templates and C
     runtime it renders and includes, wherever the install keeps them): an edited checkout has
     the version of the release it started from, and must not reuse that release's builds."""
