@@ -19,6 +19,8 @@
     python -m bench swarm --family email --max-n 8 --jobs 4 --bits 22
     python -m bench multicore    -DNCORE=2 against one core on Peterson 7 and e-mail 5 (multicore.md)
     python -m bench check        verify with and without --check-symmetry on three models (check_symmetry.md)
+    python -m bench everyday     spin -run against verify (first run, rerun, --strategy none) and
+                                 --version on five small corpus models (everyday.md)
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
-    parser.add_argument("which", nargs="*", metavar="detect|scaling|transitions|corpus|swarm|multicore|check",
+    parser.add_argument("which", nargs="*", metavar="detect|scaling|transitions|corpus|swarm|multicore|check|everyday",
                         help="benchmarks to run (default: all)")
     parser.add_argument("--family", action="append", default=[],
                         help="scaling, transitions: only this family (repeatable)")
@@ -57,10 +59,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="no runs: rewrite the reports and plots from bench/results/scaling.json "
                              "(with corpus alone: corpus_symmetry.md from its JSON)")
     args = parser.parse_args(argv)
-    if set(args.which) - {"detect", "scaling", "transitions", "corpus", "swarm", "multicore", "check"}:
-        parser.error("benchmarks are: detect, scaling, transitions, corpus, swarm, multicore, check")
+    if set(args.which) - {"detect", "scaling", "transitions", "corpus", "swarm", "multicore", "check", "everyday"}:
+        parser.error("benchmarks are: detect, scaling, transitions, corpus, swarm, multicore, check, everyday")
 
-    from bench import check_symmetry, corpus_symmetry, detect_table2, multicore, reduction, scaling, swarm, transitions
+    from bench import (check_symmetry, corpus_symmetry, detect_table2, everyday, multicore, reduction, scaling,
+                       swarm, transitions)
 
     if args.replot and args.which == ["corpus"]:
         paths = [corpus_symmetry.rewrite()]
@@ -68,7 +71,8 @@ def main(argv: list[str] | None = None) -> int:
         records, elapsed = scaling.load()
         paths = [*scaling.report(records, elapsed), reduction.report(records)]
     else:
-        which = args.which or ["detect", "scaling", "transitions", "corpus", "swarm", "multicore", "check"]
+        which = args.which or ["everyday", "detect", "scaling", "transitions", "corpus", "swarm", "multicore",
+                               "check"]
         families = {"scaling": [f.key for f in scaling.FAMILIES],
                     "transitions": [f.key for f in transitions.FAMILIES],
                     "swarm": list(swarm.GENERATORS)}
@@ -85,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
             return [f for f in all_families if not args.family or f.key in args.family]
 
         paths = []
+        if "everyday" in which:
+            paths.append(everyday.run())
         if "detect" in which:
             paths.append(detect_table2.run())
         if "scaling" in which and chosen(scaling.FAMILIES):

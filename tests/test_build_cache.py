@@ -13,6 +13,7 @@ import os
 import shutil
 import stat
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -55,7 +56,7 @@ def _run(model: Path, **options):
 
 
 def _entries(tmp_path: Path) -> list[Path]:
-    folder = tmp_path / "cache" / "topspin-py"
+    folder = tmp_path / "cache" / "topspin-py" / "builds"
     return sorted(path for path in folder.iterdir() if not path.name.startswith(".")) if folder.is_dir() else []
 
 
@@ -225,14 +226,14 @@ def test_a_damaged_entry_is_a_miss_and_is_replaced(model, tmp_path):
 
 def test_the_command_line_reuses_and_says_so(model, tmp_path):
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    command = ["topspin-py", "verify", "--gcc-opt=-O0", str(model)]
+    command = [sys.executable, "-m", "topspin_py.cli", "verify", "--gcc-opt=-O0", str(model)]
     first = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     assert "build:" not in first.stdout
     second = subprocess.run(command, capture_output=True, text=True, env=env, cwd=tmp_path)
     assert second.returncode == 0, second.stderr
     assert "pan reused from the build cache" in second.stdout
-    third = subprocess.run([*command[:2], "--no-cache", *command[2:]], capture_output=True, text=True,
+    third = subprocess.run([*command[:4], "--no-cache", *command[4:]], capture_output=True, text=True,
                            env=env, cwd=tmp_path)
     assert third.returncode == 0, third.stderr
     assert "build:" not in third.stdout

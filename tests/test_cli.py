@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from topspin_py.cli import _attach_option_values, _spin_style
+from topspin_py.cli import _attach_option_values
+from topspin_py.spin_style import spin_style as _spin_style
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -110,7 +111,7 @@ def test_attach_option_values():
 
 
 def test_N_is_spins_claim_file_or_pans_claim_name(tmp_path, monkeypatch):
-    # The rule (cli._claim_option): spin's -N FILE before -run, pan's -N NAME after it; with
+    # The rule (spin_style._claim_option): spin's -N FILE before -run, pan's -N NAME after it; with
     # no -run, a word that cannot be a claim's name is spin's file, an identifier pan's claim.
     monkeypatch.chdir(tmp_path)
     (tmp_path / "claim.pml").write_text("never { skip }\n")
@@ -341,8 +342,9 @@ def test_compare_with_verdicts_that_differ_exits_2(tmp_path, monkeypatch, capsys
     # A real reduced run that misses an error needs a group the model does not have: the
     # analysis' is replaced by all of S3 (in this process, so that main() uses it), while
     # spin, gcc and both pan runs are real.  The never claim breaks at x == 1, which P:1 sets.
-    import topspin_py.verify as verify_module
     from sympy.combinatorics import Permutation, PermutationGroup
+
+    import topspin_py.verify as verify_module
     from topspin_py.cli import main
 
     (tmp_path / "m.pml").write_text("byte x = 255;\nactive [3] proctype P() { end: do :: x = _pid od }\n"

@@ -42,7 +42,7 @@ whose local ``pid`` variable pins pid 0) is run with plain SPIN and one strategy
 strategy falls back to the same plain pipeline, and one run shows that it does.
 
 The examples are derandomized (the same every run, so CI is reproducible) and few: each costs
-a gcc -O2 build per strategy, and the transition oracle two more builds.  ``pytest
+a gcc -O0 build per strategy, and the transition oracle two more builds.  ``pytest
 --hypothesis-show-statistics`` shows how they split into symmetric and nearly symmetric models,
 erroneous and trivial-group ones, and which constructs they hold.  A soak run draws fresh
 models, as many per test as ``TOPSPIN_SOAK`` says (hypothesis prints the seed and the model of

@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shlex
 import shutil
 import sys
-import time
 from pathlib import Path
 
 from topspin_py import __version__, strategies
@@ -31,6 +29,7 @@ from topspin_py.pan.flags import DEFAULT_OPTIMISATION, OPTIMISATION_LEVELS
 from topspin_py.pan.inputs import RECORD
 from topspin_py.pan.processes import Terminated, terminated_by_signals
 from topspin_py.pan.progress import ProgressDisplay
+from topspin_py.spin_style import spin_style
 
 # The stages (verify, detect, codegen: sympy, lark, jinja2, pycparser, about a second to
 # import) are imported by the command that runs them, so that --version, --help and a usage
@@ -45,7 +44,7 @@ _CHECK_BUDGET = 200_000   # --check-symmetry without a budget (pan/symcheck.py D
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = build_parser().parse_args(_attach_option_values(_spin_style(argv)))
+        args = build_parser().parse_args(_attach_option_values(spin_style(argv)))
         with terminated_by_signals():
             return args.handler(args)
     except TopspinError as err:
@@ -62,18 +61,6 @@ def main(argv: list[str] | None = None) -> int:
         # Point stdout at devnull so the interpreter's final flush does not complain again.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_FAILURE
-
-
-def _process_started() -> float | None:
-    """When this process started, on time.monotonic()'s clock, so that the wall time verify
-    reports counts Python's start and the imports (Linux's /proc/self/stat; None elsewhere)."""
-    try:
-        after_name = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
-        age = (time.clock_gettime(time.CLOCK_BOOTTIME)
-               - int(after_name[19]) / os.sysconf("SC_CLK_TCK"))   # field 22, starttime, in ticks
-    except (OSError, ValueError, IndexError, AttributeError):
-        return None
-    return time.monotonic() - max(age, 0.0)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -188,6 +175,7 @@ def _add_verify(commands) -> None:
 
 
 def _run_verify(args: argparse.Namespace) -> int:
+    from topspin_py.reporting import process_started
     from topspin_py.verify import VerifyOptions, verify
 
     display = None if args.quiet else ProgressDisplay(sys.stderr)
@@ -197,7 +185,7 @@ def _run_verify(args: argparse.Namespace) -> int:
         strategy=args.strategy, defines=tuple(args.defines), pan_args=pan_args, spin_args=spin_args,
         keep_dir=args.keep, on_progress=display, compare=args.compare, cross_check=args.cross_check,
         safety=args.safety, optimisation=args.optimisation, check_symmetry=args.check_symmetry,
-        use_cache=not args.no_cache, started=_process_started(),
+        use_cache=not args.no_cache, started=process_started(),
         on_note=None if args.quiet else _to_stderr(display),
         on_detail=_to_stderr(display) if args.verbose else None,
         on_stage=display.stage if display is not None else None, partial_on_interrupt=True)
@@ -761,124 +749,6 @@ def _attach_option_values(argv: list[str]) -> list[str]:
         else:
             attached.append(word)
     return attached
-
-
-# verify's own options and whether each takes a value (the rest is pan's or spin's).
-_VERIFY_OPTIONS = {"--strategy": True, "--keep": True, "--gcc-opt": True, "--pan": True,
-                   "--spin": True, "-D": True, "--json": False, "--force": False, "--compare": False,
-                   "--cross-check": False, "--safety": False, "--quiet": False, "--verbose": False,
-                   "--no-cache": False, "-h": False, "--help": False}
-# spin -run features verify does not offer: a word saying why, for the message.
-_REFUSED_RUN_OPTIONS = {"-biterate": "runs many randomised bitstate searches",
-                        "-swarm": "runs many randomised bitstate searches",
-                        "-link": "links pan with a file of your own",
-                        "-dfspar": "is SPIN's multi-core search",
-                        "-replay": "replays a trail (use the replay command verify prints)",
-                        "-W": "reuses an existing ./pan",
-                        "-U": "undefines a macro for gcc (verify compiles with the -D flags you give, and no "
-                              "others of yours: leave the define out)"}
-
-
-def _spin_style(argv: list[str]) -> list[str]:
-    """verify's arguments as SPIN users write them, in verify's own terms (module doc of
-    pan/flags.py; ``topspin-py verify --help``):
-
-    * ``verify m.pml -a -m100000`` and ``verify -run -a -DNOREDUCE m.pml``: a word starting
-      with '-' that is not verify's own option is pan's (``--pan=WORD``), wherever it stands;
-    * words before ``-run`` (or ``-search``) are spin's own options (``--spin``), as with spin;
-    * spin -run's shorthands become -D flags (``-noreduce`` -> ``-DNOREDUCE``), ``-ltl NAME``
-      pan's ``-N NAME``, ``-O2`` ``--gcc-opt=-O2``, ``-oN`` and ``-F FILE`` spin's (pan has no
-      -o, and its -F needs -DSC);
-    * ``-N WORD`` is spin's -N FILE or pan's -N NAME by :func:`_claim_option`'s rule."""
-    if not argv or argv[0] != "verify":
-        return argv
-    from topspin_py.errors import UsageError
-    from topspin_py.pan.flags import RUN_SHORTHANDS
-
-    words = argv[1:]
-    run_given = any(word in ("-run", "-search") for word in words)
-    spin_phase = run_given
-    out = ["verify"]
-    i = 0
-    while i < len(words):
-        word = words[i]
-        following = words[i + 1] if i + 1 < len(words) else None
-        i += 1
-        if word == "--":
-            out += words[i - 1:]
-            break
-        if word in ("-run", "-search"):
-            spin_phase = False
-        elif word == "--pan" and following == "-N" and i + 1 < len(words) and not words[i + 1].startswith("-"):
-            out += ["--pan=-N", "--pan=" + shlex.quote(words[i + 1])]   # --pan -N NAME: pan's form
-            i += 2
-        elif word == "--spin" and following in ("-f", "-F", "-N") and i + 1 < len(words):
-            out.append("--spin=" + shlex.join([following, words[i + 1]]))   # --spin -f FORMULA
-            i += 2
-        elif word in _VERIFY_OPTIONS or word.startswith("--") or word.startswith("-D") or not word.startswith("-"):
-            out.append(word)
-            if _VERIFY_OPTIONS.get(word) and following is not None:
-                out.append(following)
-                i += 1
-        elif word in ("-f", "-F", "-N") and (spin_phase or word == "-F"):
-            if following is None:
-                raise UsageError(f"spin {word} needs a value", hint="-f 'LTL formula', -F FILE or -N FILE")
-            out.append("--spin=" + shlex.join([word, following]))
-            i += 1
-        elif word in ("-ltl", "-N") and not spin_phase:
-            out.append(_claim_option(word, following, run_given))
-            i += 1
-        elif spin_phase or (len(word) == 3 and word.startswith("-o") and word[2].isdigit()) \
-                or word.startswith("-E-I"):
-            out.append("--spin=" + shlex.quote(word))
-        elif word in RUN_SHORTHANDS:
-            out.append("-D" + RUN_SHORTHANDS[word])
-        elif word in OPTIMISATION_LEVELS:
-            out.append("--gcc-opt=" + word)
-        elif (refused := next((name for name in _REFUSED_RUN_OPTIONS if word.startswith(name)), None)):
-            raise UsageError(f"{word}: spin -run's {refused} {_REFUSED_RUN_OPTIONS[refused]}, which "
-                             "verify does not offer", hint="run spin -run yourself for it")
-        else:
-            out.append("--pan=" + shlex.quote(word))
-    return out
-
-
-_CLAIM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def _claim_option(word: str, value: str | None, run_given: bool) -> str:
-    """``-ltl NAME`` or ``-N WORD`` outside spin's options (after -run, or with no -run), as one
-    --pan or --spin argument.  SPIN has two -N: spin's ``-N FILE`` (a never claim in a file of
-    its own, added to the model) and pan's ``-N NAME`` (check the model's claim NAME).  spin
-    -run reads the words before -run as spin's and those after it as pan's, so:
-
-    * after -run, ``-N NAME`` is pan's (a claim file goes before -run);
-    * with no -run, ``-N WORD`` is spin's when WORD cannot be a claim's name (not a Promela
-      identifier: ``claim.pml``, ``dir/claim``), pan's when it is one and no file of that name
-      exists here; an identifier that names a file here too is ambiguous, and refused with both
-      ways to write it (``--spin '-N WORD'`` or ``-N WORD -run``; ``-ltl WORD``)."""
-    from topspin_py.errors import UsageError
-
-    if value is None or value.startswith("-"):
-        raise UsageError(f"{word} needs a claim name" + ("" if word == "-ltl" or run_given else " or a file"),
-                         hint="-ltl NAME or -N NAME: check the model's claim NAME (an ltl formula's or "
-                              "never claim's name); -N FILE before -run: a never claim in a file of its own")
-    if word == "-N" and value.isdigit():
-        # pan -N 2 looks for a claim named "2"; the second claim is -N2
-        raise UsageError(f"-N {value}: pan takes a claim's number attached (-N{value}), and spin's -N a file",
-                         hint=f"write -N{value} for pan's claim number {value}, or -N NAME")
-    if word == "-ltl" or (_CLAIM_NAME.fullmatch(value) and (run_given or not Path(value).exists())):
-        return "--pan=" + shlex.join(["-N", value])
-    if run_given:
-        raise UsageError(f"-N {value}: after -run, -N is pan's -N NAME, and '{value}' is no claim name",
-                         hint=f"spin's -N FILE (a never claim in a file of its own) goes before -run: "
-                              f"-N {shlex.quote(value)} -run ...")
-    if _CLAIM_NAME.fullmatch(value):
-        raise UsageError(f"-N {value}: '{value}' names both a file here (spin's -N FILE) and, maybe, "
-                         "a claim of the model (pan's -N NAME)",
-                         hint=f"write --spin '-N {value}' (or -N {value} before -run) for the claim in "
-                              f"the file, -ltl {value} for the model's claim")
-    return "--spin=" + shlex.join(["-N", value])
 
 
 if __name__ == "__main__":

@@ -94,6 +94,7 @@ from topspin_py.reduce import (
     strategy_choice,
     write_canonicaliser,
 )
+from topspin_py.reporting import Reporter
 from topspin_py.result import PlainRun, PorRun, Result, por_off_note
 from topspin_py.symmetry.detect import Group
 
@@ -132,51 +133,6 @@ class VerifyOptions:
     started: float | None = None         # when the run began, on time.monotonic()'s clock (the CLI:
                                          # its process's start, so the wall time counts Python's start
                                          # and imports); None: when verify is called
-
-
-@dataclass
-class Reporter:
-    """Where a run tells what it does: VerifyOptions' callbacks, and the commands it ran (for
-    --verbose and for --keep's commands.txt)."""
-
-    note: Callable[[str], None]
-    detail: Callable[[str], None]
-    on_stage: Callable[[str, int | None], None]
-    commands: list[str] = dataclasses.field(default_factory=list)
-    compile_warnings: list[str] = dataclasses.field(default_factory=list)   # SPIN's #warnings gcc gave
-    build_cache: list[str] = dataclasses.field(default_factory=list)   # what the cache did, each build
-    # each stage as it started: its name and time.monotonic() (--verbose prints how long each took)
-    stages: list[tuple[str, float]] = dataclasses.field(default_factory=list)
-
-    def stage(self, name: str, pid: int | None) -> None:
-        """A stage starts (``pid``: pan's, for the pan stage)."""
-        self.stages.append((name, time.monotonic()))
-        self.on_stage(name, pid)
-
-    def stage_times(self, started: float, ended: float) -> str:
-        """How long each stage took, from the run's start to its end: what --verbose prints."""
-        marks = [("starting", started), *self.stages, ("", ended)]
-        return "; ".join(f"{name.split(':')[0]} {later - at:.2f} s"
-                         for (name, at), (_, later) in zip(marks, marks[1:])) + f"; in all {ended - started:.2f} s"
-
-    def cache_event(self, text: str) -> None:
-        self.build_cache.append(text)
-        self.detail(f"build cache: {text}")
-
-    def compile_warning(self, text: str) -> None:
-        """A #warning of pan's sources that gcc gave: shown once, and kept for the Result."""
-        if text not in self.compile_warnings:
-            self.compile_warnings.append(text)
-            self.note(f"gcc: {text}")
-
-    @classmethod
-    def of(cls, options: VerifyOptions) -> Reporter:
-        return cls(options.on_note or (lambda text: None), options.on_detail or (lambda text: None),
-                   options.on_stage or (lambda name, pid: None))
-
-    def ran(self, command: list[str]) -> None:
-        self.commands.append(shlex.join(command))
-        self.detail("$ " + self.commands[-1])
 
 
 @dataclass

@@ -22,8 +22,9 @@ SPIN's #warnings are shown again on reuse).  Entries are written whole (a tempor
 renamed into place: two runs storing one key leave one good entry) and the least recently used
 are removed when the cache outgrows its bound.
 
-The cache lives in ``$XDG_CACHE_HOME/topspin-py`` (``~/.cache/topspin-py`` when unset), as
-the XDG base directory specification asks; ``--no-cache`` bypasses it.
+The cache lives in ``$XDG_CACHE_HOME/topspin-py/builds`` (``~/.cache/topspin-py`` when unset),
+as the XDG base directory specification asks; ``--no-cache`` bypasses it.  (Jinja's compiled
+templates are kept beside it, in ``templates``: resources.py.)
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ class BuildCache:
 
     @classmethod
     def default(cls) -> BuildCache:
-        return cls(default_directory())
+        return cls(default_directory() / "builds")
 
     def entry(self, command: list[str], workdir: Path, spin_version: str) -> CacheEntry:
         """The entry of compiling in ``workdir`` with ``command``; raises Uncacheable."""

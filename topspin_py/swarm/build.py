@@ -12,8 +12,9 @@ from pathlib import Path
 
 from topspin_py.errors import UsageError
 from topspin_py.pan.flags import define_name
+from topspin_py.reporting import Reporter
 from topspin_py.swarm.plan import Variant
-from topspin_py.verify import PanBuild, Reporter, VerifyOptions, compile_build, prepare
+from topspin_py.verify import PanBuild, VerifyOptions, compile_build, prepare
 
 # Storage modes a swarm member cannot use instead of bitstate, and why.
 _REFUSED = {

@@ -34,12 +34,13 @@ from topspin_py.errors import UsageError
 from topspin_py.pan import trails
 from topspin_py.pan.flags import DEFAULT_OPTIMISATION
 from topspin_py.pan.output import PanReport, parse_pan_output
+from topspin_py.reporting import Reporter
 from topspin_py.swarm.build import bitstate_defines, build_binaries
 from topspin_py.swarm.cluster import Finished, connect, run_jobs
 from topspin_py.swarm.coverage import JobCounts, estimate
 from topspin_py.swarm.plan import Job, plan_jobs, variants_of
 from topspin_py.swarm.result import DONE, FAILED, INTERRUPTED, NOT_STARTED, JobOutcome, SwarmResult
-from topspin_py.verify import Reporter, VerifyOptions, check_report, check_report_is_pans, save_trails
+from topspin_py.verify import VerifyOptions, check_report, check_report_is_pans, save_trails
 
 DEFAULT_JOBS = 8
 
