@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -438,3 +439,23 @@ def test_help_version_and_usage_errors_import_no_stage(words):
              f"print(sorted({{name.split('.')[0] for name in sys.modules}} & {set(_STAGE_LIBRARIES)!r}))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO)
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
+
+
+def test_the_wall_time_reported_is_the_run_of_the_command(tmp_path, capsys):
+    """`time: ... in all` (JSON wall_s) counts the command from its process's start, so never
+    more than the wall clock measured around it; a call of main() from Python counts from the
+    call, not from the start of the process that makes it (here, a long-lived pytest worker)."""
+    from topspin_py.cli import main
+
+    model = tmp_path / "m.pml"
+    model.write_text(COUNTER)
+    started = time.monotonic()
+    assert main(["verify", "--json", "--gcc-opt=-O0", "--no-cache", str(model)]) == 0
+    measured = time.monotonic() - started
+    assert 0 < json.loads(capsys.readouterr().out)["wall_s"] <= measured
+    started = time.monotonic()
+    run = subprocess.run([sys.executable, "-m", "topspin_py.cli", "verify", "--json", "--gcc-opt=-O0", "--no-cache",
+                          str(model)], capture_output=True, text=True, cwd=tmp_path)
+    measured = time.monotonic() - started
+    assert run.returncode == 0, run.stderr
+    assert 0 < json.loads(run.stdout)["wall_s"] <= measured

@@ -21,6 +21,7 @@ import os
 import shlex
 import shutil
 import sys
+import time
 from pathlib import Path
 
 from topspin_py import __version__, strategies
@@ -29,6 +30,7 @@ from topspin_py.pan.flags import DEFAULT_OPTIMISATION, OPTIMISATION_LEVELS
 from topspin_py.pan.inputs import RECORD
 from topspin_py.pan.processes import Terminated, terminated_by_signals
 from topspin_py.pan.progress import ProgressDisplay
+from topspin_py.reporting import process_started
 from topspin_py.spin_style import spin_style
 
 # The stages (verify, detect, codegen: sympy, lark, jinja2, pycparser, about a second to
@@ -37,14 +39,18 @@ from topspin_py.spin_style import spin_style
 
 EXIT_OK, EXIT_ERRORS_FOUND, EXIT_FAILURE, EXIT_INTERRUPTED = 0, 1, 2, 130
 _NO_CACHE_HELP = ("compile pan, neither reusing nor keeping a build of the same sources in the build "
-                  "cache ($XDG_CACHE_HOME/topspin-py, ~/.cache/topspin-py when unset)")
+                  "cache ($XDG_CACHE_HOME/topspin-py/builds, ~/.cache/topspin-py when unset)")
 _CHECK_BUDGET = 200_000   # --check-symmetry without a budget (pan/symcheck.py DEFAULT_BUDGET)
 
 
 def main(argv: list[str] | None = None) -> int:
+    # The run began when the command did: the process's start for the command itself, so that
+    # the wall time reported counts Python's start and the imports; a call from Python, now.
+    started = process_started() if argv is None else time.monotonic()
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         args = build_parser().parse_args(_attach_option_values(spin_style(argv)))
+        args.started = started
         with terminated_by_signals():
             return args.handler(args)
     except TopspinError as err:
@@ -175,7 +181,6 @@ def _add_verify(commands) -> None:
 
 
 def _run_verify(args: argparse.Namespace) -> int:
-    from topspin_py.reporting import process_started
     from topspin_py.verify import VerifyOptions, verify
 
     display = None if args.quiet else ProgressDisplay(sys.stderr)
@@ -185,7 +190,7 @@ def _run_verify(args: argparse.Namespace) -> int:
         strategy=args.strategy, defines=tuple(args.defines), pan_args=pan_args, spin_args=spin_args,
         keep_dir=args.keep, on_progress=display, compare=args.compare, cross_check=args.cross_check,
         safety=args.safety, optimisation=args.optimisation, check_symmetry=args.check_symmetry,
-        use_cache=not args.no_cache, started=process_started(),
+        use_cache=not args.no_cache, started=args.started,
         on_note=None if args.quiet else _to_stderr(display),
         on_detail=_to_stderr(display) if args.verbose else None,
         on_stage=display.stage if display is not None else None, partial_on_interrupt=True)

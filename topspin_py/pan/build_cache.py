@@ -121,7 +121,8 @@ class BuildCache:
         for name in _COMPILER_ENVIRONMENT:
             add(f"environment {name}", os.environ.get(name, "\0unset"))
         for flag in command:
-            if flag.startswith(("-I", "-include", "-imacros", "-iquote", "-isystem", "-idirafter", "@")):
+            if flag.startswith(("-I", "-include", "-imacros", "-iquote", "-isystem", "-idirafter", "@",
+                                "-B", "-L", "--sysroot", "-specs", "-fplugin")):
                 raise Uncacheable(f"the compile command has {flag}, which may read files the cache "
                                   "does not follow")
         for name, data in sorted(files_read(workdir, command).items()):
