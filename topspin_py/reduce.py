@@ -189,7 +189,7 @@ def _header(group: Group, strategy: str, flags: list[str], reason: str | None = 
         f"{GENERATED_BY_US}: the symmetry reduction spliced into pan.c.",
         *_strategy_lines(group, strategy, reason),
         *(f" * generator {group.cycles(a)}" for a in group.generators),
-        f" * build: gcc -O2 {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c",
+        f" * build: gcc {panflags.DEFAULT_OPTIMISATION} {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c",
         " * pan.c #includes " + GENERATED_C + " at its end when " + SYM_MACRO + " is defined.",
         " */",
         "#ifndef TOPSPIN_SYM_H",

@@ -6,7 +6,7 @@ the model still resolves; spin writes pan.* into its working directory, never be
 Messages that name that absolute path are rewritten to the path the user typed.
 
 pan is compiled as make would compile it: ``$CC`` (default gcc) and ``$CFLAGS`` from the
-environment, the flags after ours so that they win (``CFLAGS=-O0`` overrides our -O2).
+environment, the flags after ours so that they win (``CFLAGS=-O0`` overrides our -O1).
 """
 
 from __future__ import annotations
