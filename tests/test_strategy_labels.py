@@ -19,6 +19,7 @@ import pytest
 from conftest import REPO
 from topspin_py import reduce, strategies
 from topspin_py.cli import main
+from topspin_py.codegen import render as codegen_render
 from topspin_py.codegen.registry import STRATEGIES, Strategy
 from topspin_py.verify import VerifyOptions, verify
 
@@ -40,8 +41,8 @@ def _strategy_of(exactness: str, monkeypatch) -> str:
         return real
     name = f"test-{exactness}"
     monkeypatch.setitem(STRATEGIES, name, Strategy(name, exactness, f"a stand-in {exactness} strategy"))
-    render = reduce.render_canonicaliser
-    monkeypatch.setattr(reduce, "render_canonicaliser",
+    render = codegen_render.render_canonicaliser   # (reduce imports it where it renders)
+    monkeypatch.setattr(codegen_render, "render_canonicaliser",
                         lambda group, layout, strategy: render(group, layout,
                                                                "segmented" if strategy == name else strategy))
     return name

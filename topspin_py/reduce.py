@@ -6,10 +6,11 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from topspin_py import strategies
 from topspin_py.codegen.own_build import GENERATED_BY_US
-from topspin_py.codegen.render import STRATEGIES, render_canonicaliser
+from topspin_py.codegen.registry import STRATEGIES
 from topspin_py.errors import UsageError
 from topspin_py.layout.statevector import read_layout
 from topspin_py.pan import flags as panflags
@@ -18,7 +19,12 @@ from topspin_py.pan.splice import SYM_MACRO, SplicedPan, check_pan_p, splice_fil
 from topspin_py.pan.toolchain import load_model_checked
 from topspin_py.promela.claim_in_force import ANY_CLAIM, FIRST_CLAIM, NO_CLAIM
 from topspin_py.promela.model import Model
-from topspin_py.symmetry.detect import Group, acting_on_states, detect
+
+if TYPE_CHECKING:
+    from topspin_py.symmetry.detect import Group
+
+# Detection and the code generators (sympy, jinja2: most of a second to import) are imported
+# where a reduction is made, so that a run with --strategy none does not pay for them.
 
 GENERATED_C = "topspin_sym.c"   # the canonicaliser, #included at the end of the spliced pan.c
 GENERATED_H = "topspin_sym.h"   # what it is, for users who build pan themselves
@@ -106,6 +112,8 @@ def require_claim(model: Model, claim: str) -> None:
 def find_symmetry(context: Model) -> Group:
     """The symmetry of the search ``context`` (search_context), as it acts on the states pan
     stores: the value the layout, the canonicaliser and the splice read, and nothing else."""
+    from topspin_py.symmetry.detect import acting_on_states, detect
+
     return acting_on_states(detect(context))
 
 
@@ -143,6 +151,8 @@ def write_canonicaliser(workdir: Path, group: Group, strategy: str, flags: list[
     not) and pan.h in ``workdir``; ``flags`` as for :func:`reduce_in`.  The layout is read
     with the group's own model and types, as the validity check read them.  A spliced pan.c
     compiled with ``-DTOPSPIN_SYM_FILE="name"`` uses it instead of its own (pan/lasso.py)."""
+    from topspin_py.codegen.render import render_canonicaliser
+
     layout = read_layout(workdir, group.model, group.types, flags=flags)
     path = workdir / name
     path.write_text(_c_comment(group, strategy, reason) + render_canonicaliser(group, layout, strategy)

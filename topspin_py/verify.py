@@ -69,10 +69,10 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from topspin_py import strategies
-from topspin_py.codegen.render import STRATEGIES as CANONICALISERS
+from topspin_py.codegen.registry import STRATEGIES as CANONICALISERS
 from topspin_py.errors import ToolchainError, UsageError
 from topspin_py.pan import flags as panflags
 from topspin_py.pan import lasso, symcheck, toolchain, trails
@@ -96,7 +96,9 @@ from topspin_py.reduce import (
 )
 from topspin_py.reporting import Reporter
 from topspin_py.result import PlainRun, PorRun, Result, por_off_note
-from topspin_py.symmetry.detect import Group
+
+if TYPE_CHECKING:   # (detection is imported where a reduction is made: reduce.py)
+    from topspin_py.symmetry.detect import Group
 
 # "auto" picks the fastest exact strategy the group allows (reduce.strategy_choice).  The
 # registry as imported; verify itself checks against topspin_py.strategies.choices(), which
