@@ -62,8 +62,17 @@ def main(argv: list[str] | None = None) -> int:
     if set(args.which) - {"detect", "scaling", "transitions", "corpus", "swarm", "multicore", "check", "everyday"}:
         parser.error("benchmarks are: detect, scaling, transitions, corpus, swarm, multicore, check, everyday")
 
-    from bench import (check_symmetry, corpus_symmetry, detect_table2, everyday, multicore, reduction, scaling,
-                       swarm, transitions)
+    from bench import (
+        check_symmetry,
+        corpus_symmetry,
+        detect_table2,
+        everyday,
+        multicore,
+        reduction,
+        scaling,
+        swarm,
+        transitions,
+    )
 
     if args.replot and args.which == ["corpus"]:
         paths = [corpus_symmetry.rewrite()]

@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.runner import machine_line
+from bench.runner import report_preamble
 from topspin_py.pan.symcheck import DEFAULT_BUDGET
 from topspin_py.verify import VerifyOptions, verify
 
@@ -59,12 +59,7 @@ def run() -> Path:
             rows.append((label, checked.group_order, checked.states_stored, statistics.median(plain_times),
                          statistics.median(checked_times), checked.symmetry_check))
     lines = [
-        "# The cost of `verify --check-symmetry`",
-        "",
-        __doc__.split("\n\n")[1].replace("\n", " ").replace("ROUNDS rounds", f"{ROUNDS} rounds"),
-        "",
-        machine_line(),
-        "",
+        *report_preamble("The cost of `verify --check-symmetry`", __doc__, ROUNDS),
         "| model | \\|G\\| | states stored (verify) | verify | verify --check-symmetry | ratio | "
         "plain pan's states compared | orbits | every state |",
         "|---|---|---|---|---|---|---|---|---|",

@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.runner import machine_line
+from bench.runner import report_preamble
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = Path(os.environ.get("TOPSPIN_CORPUS", REPO.parent / "shared" / "corpus"))
@@ -82,12 +82,7 @@ def run() -> Path:
             rounds = [_round(model, Path(name)) for _ in range(ROUNDS)]
             rows.append((relative, {kind: statistics.median(r[kind] for r in rounds) for kind in KINDS}))
     lines = [
-        "# The everyday loop: verify beside `spin -run`",
-        "",
-        __doc__.split("\n\n")[1].replace("\n", " ").replace("ROUNDS rounds", f"{ROUNDS} rounds"),
-        "",
-        machine_line(),
-        "",
+        *report_preamble("The everyday loop: verify beside `spin -run`", __doc__, ROUNDS),
         "| model | spin -run | verify, first run | verify, rerun | verify --strategy none | --version |",
         "|---|---|---|---|---|---|",
     ]

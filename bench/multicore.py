@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.runner import machine_line
+from bench.runner import report_preamble
 from topspin_py.verify import VerifyOptions, verify
 
 REPO = Path(__file__).resolve().parent.parent
@@ -59,12 +59,7 @@ def run() -> Path:
             rows.append((label, strategy, runs[1][0].group_order, states, transitions, best[1], best[2],
                          [r.elapsed_s for r in runs[1]], [r.elapsed_s for r in runs[2]]))
     lines = [
-        "# Multi-core search with symmetry reduction (-DNCORE=2 against one core)",
-        "",
-        __doc__.split("\n\n")[1].replace("\n", " "),
-        "",
-        machine_line(),
-        "",
+        *report_preamble("Multi-core search with symmetry reduction (-DNCORE=2 against one core)", __doc__),
         "| model | strategy | \\|G\\| | states | transitions | 1 core | 2 cores | 2 cores / 1 core | "
         "1 core, every round | 2 cores, every round |",
         "|---|---|---|---|---|---|---|---|---|---|",

@@ -107,6 +107,15 @@ def run(source: str | None, strategy: str, pan_args: tuple[str, ...] = (), budge
     return Outcome(None, str(payload), wall)
 
 
+def report_preamble(title: str, module_doc: str, rounds: int | None = None) -> list[str]:
+    """A report's first lines: its title, how it was measured (the second paragraph of the
+    benchmark's module doc, "ROUNDS rounds" with the number), and the machine."""
+    method = module_doc.split("\n\n")[1].replace("\n", " ")
+    if rounds is not None:
+        method = method.replace("ROUNDS rounds", f"{rounds} rounds")
+    return [f"# {title}", "", method, "", machine_line(), ""]
+
+
 def machine_line() -> str:
     """The machine a report was made on, for its header: cores, architecture, Python, and the
     load average at the end of the run (a busy machine makes slower figures)."""

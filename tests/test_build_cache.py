@@ -204,13 +204,13 @@ def test_the_cache_stays_within_its_bound(tmp_path):
     binary = tmp_path / "pan"
     binary.write_bytes(b"x" * 1000)
     cache = BuildCache(tmp_path / "cache", max_bytes=3500)   # three entries of 1000 bytes fit
-    entries = [build_cache.CacheEntry(cache.directory / f"entry{i}") for i in range(3)]
+    entries = [build_cache.CacheEntry(cache.directory / f"entry{i}", cache.max_bytes) for i in range(3)]
     for age, entry in enumerate(entries):
-        entry.store(binary, "", cache.max_bytes)
+        entry.store(binary, "")
         os.utime(entry.path, (1000 + age, 1000 + age))
     entries[0].fetch(tmp_path / "fetched")        # used: now the most recent
-    entry = build_cache.CacheEntry(cache.directory / "entry3")
-    entry.store(binary, "", cache.max_bytes)
+    entry = build_cache.CacheEntry(cache.directory / "entry3", cache.max_bytes)
+    entry.store(binary, "")
     kept = sorted(path.name for path in cache.directory.iterdir() if not path.name.startswith("."))
     assert kept == ["entry0", "entry2", "entry3"]    # the least recently used went
 

@@ -64,9 +64,10 @@ class Uncacheable(Exception):
 
 @dataclass(frozen=True)
 class CacheEntry:
-    """One key's place in the cache."""
+    """One key's place in the cache, and the cache's bound (what storing it may evict)."""
 
     path: Path
+    max_bytes: int = DEFAULT_MAX_BYTES
 
     def fetch(self, binary: Path) -> str | None:
         """Copy the cached binary to ``binary``; the compiler's output then, or None on a miss."""
@@ -78,7 +79,7 @@ class CacheEntry:
             return None
         return output
 
-    def store(self, binary: Path, compiler_output: str, max_bytes: int) -> None:
+    def store(self, binary: Path, compiler_output: str) -> None:
         """Keep ``binary`` and the compiler's output under this key (a cache that cannot be
         written is no error: the run goes on uncached)."""
         try:
@@ -90,7 +91,7 @@ class CacheEntry:
                 staging.rename(self.path)
             except OSError:                  # another run stored it first
                 shutil.rmtree(staging, ignore_errors=True)
-            _evict(self.path.parent, max_bytes, keep=self.path)
+            _evict(self.path.parent, self.max_bytes, keep=self.path)
         except OSError:
             pass
 
@@ -106,6 +107,11 @@ class BuildCache:
 
     def entry(self, command: list[str], workdir: Path, spin_version: str) -> CacheEntry:
         """The entry of compiling in ``workdir`` with ``command``; raises Uncacheable."""
+        for flag in command:
+            if flag.startswith(("-I", "-include", "-imacros", "-iquote", "-isystem", "-idirafter", "@",
+                                "-B", "-L", "--sysroot", "-specs", "-fplugin")):
+                raise Uncacheable(f"the compile command has {flag}, which may read files the cache "
+                                  "does not follow")
         digest = hashlib.sha256()
 
         def add(label: str, value: str | bytes) -> None:
@@ -120,14 +126,9 @@ class BuildCache:
         add("compiler", compiler_identity(command[0]))
         for name in _COMPILER_ENVIRONMENT:
             add(f"environment {name}", os.environ.get(name, "\0unset"))
-        for flag in command:
-            if flag.startswith(("-I", "-include", "-imacros", "-iquote", "-isystem", "-idirafter", "@",
-                                "-B", "-L", "--sysroot", "-specs", "-fplugin")):
-                raise Uncacheable(f"the compile command has {flag}, which may read files the cache "
-                                  "does not follow")
         for name, data in sorted(files_read(workdir, command).items()):
             add(f"file {name}", b"\0absent" if data is None else data)
-        return CacheEntry(self.directory / digest.hexdigest()[:40])
+        return CacheEntry(self.directory / digest.hexdigest()[:40], self.max_bytes)
 
 
 def files_read(workdir: Path, command: list[str]) -> dict[str, bytes | None]:

@@ -398,8 +398,8 @@ def compile_pan(toolchain: Toolchain, flags, workdir: Path, optimisation: str = 
             hint="check the -D flags (a misspelt or conflicting pan option is the usual cause) "
                  "and $CC / $CFLAGS; --keep DIR keeps pan.c for a closer look")
     _warn(completed.stdout + completed.stderr, on_warning)
-    if entry is not None and cache is not None:
-        entry.store(workdir / output, completed.stdout + completed.stderr, cache.max_bytes)
+    if entry is not None:
+        entry.store(workdir / output, completed.stdout + completed.stderr)
         if on_cache is not None:
             on_cache(f"compiled, and kept in {entry.path}")
     return workdir / output
