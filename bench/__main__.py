@@ -1,7 +1,7 @@
 """Run the benchmarks and write their reports to bench/results/.
 
     python -m bench              everything (what `make bench` runs)
-    python -m bench detect       detect on Table 2 only (detect_table2.md)
+    python -m bench detect       detect on Table 2 of [DM08] only (detect_table2.md)
     python -m bench scaling      the verification runs only (scaling.*, reduction.md, PNGs)
     python -m bench scaling --family peterson --family email
     python -m bench --replot     rewrite scaling.md, reduction.md and the plots from scaling.json

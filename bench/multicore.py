@@ -1,5 +1,5 @@
 """SPIN's multi-core search (-DNCORE=2) with symmetry reduction against one core, in the same
-run (issue 16): bench/results/multicore.md.
+run: bench/results/multicore.md.
 
 Peterson 7 and e-mail 5 reduced by `auto` (refine), and Peterson 5 unreduced (plain pan's own
 multi-core search, the yardstick), each with -DNCORE=1 and -DNCORE=2, -DSAFETY -DNOREDUCE

@@ -11,7 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-from bench.scaling import PLAIN, TIME_FLOOR, Family, Record, label, strategies  # noqa: E402
+from bench.records import PLAIN, TIME_FLOOR, Family, Record, label, strategies  # noqa: E402
 
 MARKERS = "osD^vP*Xh"
 

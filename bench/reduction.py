@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.scaling import RESULTS, Record, label, strategies
+from bench.records import Record, label, strategies
+from bench.scaling import RESULTS
 
 # model: (scaling family, N, {TopSPIN strategy: (states, seconds, note)}); "plain" is SPIN's own
 # count from the same baseline.

@@ -21,9 +21,8 @@ import os
 import sys
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
-from typing import Callable
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
@@ -31,33 +30,21 @@ sys.path.insert(0, str(REPO / "tests"))
 import families  # noqa: E402  (the model generators live with the tests)
 
 from bench import runner  # noqa: E402
+from bench.records import PLAIN, TIME_FLOOR, Family, Record, label, strategies  # noqa: E402
 from topspin_py.codegen.render import STRATEGIES  # noqa: E402
 from topspin_py.errors import TopspinError  # noqa: E402
 from topspin_py.promela import load_model  # noqa: E402
 from topspin_py.symmetry.detect import detect  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
-PLAIN = "none"                  # verify's name for plain SPIN
 PAN_ARGS = ("-m1000000",)       # verify reruns deeper if the search needs it
 STATE_CAP = 5_000_000           # no run that would store more states than this
 PREDICTED_TIME_CAP = 90.0       # seconds of search, extrapolated
 RUN_BUDGET_S = 240.0            # wall-clock budget of one run (spin, gcc, pan)
-TIME_FLOOR = 0.01               # pan's timer resolution; plots put 0.00 s here
 
 
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" + ("" if count == 1 else "s")
-
-
-@dataclass(frozen=True)
-class Family:
-    key: str                            # file names and lookups
-    title: str
-    n_meaning: str                      # what N counts
-    sizes: tuple[int, ...]
-    source: Callable[[int], str]
-    config: Callable[[int], str]        # the configuration N stands for, in the family's terms
-    notes: str = ""
 
 
 FAMILIES: list[Family] = [
@@ -76,7 +63,7 @@ FAMILIES: list[Family] = [
     Family("resource_allocator", "Resource allocator", "clients", (4, 6, 8, 10, 12, 14, 16),
            lambda n: families.resource_allocator(n // 2, n - n // 2),
            lambda n: f"{n // 2}-{n - n // 2}",
-           notes="N clients in two priority levels of N/2 (Table 2's configuration a-b); "
+           notes="N clients in two priority levels of N/2 (configuration a-b of [DM08] Table 2); "
                  "group S_{N/2} x S_{N/2}. N = 10 is TopSPIN's resall-5-5."),
     Family("three_tiered", "Three-tiered architecture", "clients per server", (1, 2, 3, 4, 5),
            lambda n: families.three_tiered(n, n, buffered=True), lambda n: f"2 servers x {_plural(n, 'client')}",
@@ -85,39 +72,9 @@ FAMILIES: list[Family] = [
 ]
 
 
-def strategies() -> list[str]:
-    """Plain SPIN first, then every registered strategy, in registry order."""
-    return [PLAIN, *STRATEGIES]
-
-
-def label(strategy: str) -> str:
-    return "plain SPIN" if strategy == PLAIN else strategy
-
-
 def heading(strategy: str) -> str:
     """A column's heading: the strategy with its exactness (``markers-approx (approximate)``)."""
     return label(strategy) if strategy == PLAIN else f"{strategy} ({STRATEGIES[strategy].exactness})"
-
-
-@dataclass
-class Record:
-    family: str
-    n: int
-    config: str
-    strategy: str
-    status: str                       # "ok", "skipped" or "failed"
-    reason: str = ""                  # why skipped or failed; for "ok", what to know
-    group_order: int | None = None
-    states: int | None = None
-    transitions: int | None = None
-    search_s: float | None = None     # pan's search time
-    wall_s: float | None = None       # the whole run: detect, spin, gcc and pan
-    memory_mb: float | None = None
-    complete: bool | None = None
-    exact: bool | None = None
-    load_avg: float | None = None     # the machine's 1-minute load average as the run started
-    detected_order: int | None = None  # |G| that `detect` finds for this size, run or not
-    extra: dict = field(default_factory=dict)
 
 
 def _extrapolate(points: list[tuple[int, float]], n: int) -> float | None:

@@ -1,7 +1,7 @@
 """Time per transition: what canonicalising costs, beside plain SPIN's cost of a transition.
 
 Every successor pan generates is canonicalised before pan looks it up, so a strategy's cost
-shows best as pan's search time divided by the transitions it made (issue 13).  For Peterson
+shows best as pan's search time divided by the transitions it made.  For Peterson
 N = 3..9 and e-mail N = 3..7 (tests/families.py) this runs ``auto`` and every registered
 strategy (``topspin_py.codegen.render.STRATEGIES``, read when the benchmark runs), and plain
 SPIN on Peterson 5 (1,557,370 states) as the yardstick, all in one run with -DSAFETY -DNOREDUCE
@@ -12,9 +12,9 @@ and strategy predict too many states or too long a search (bench/scaling.py's ru
 module's caps), or the same strategy failed at a smaller size.  Peterson 9 and e-mail 7 take
 minutes and gigabytes: they run only with ``--big``, which also raises the caps.
 
-TopSPIN's figures are not measured here: they are quoted from issue 13 and
-shared/notes/topspin-baseline.md (same machine kind, SPIN 6.5.2, same flags) in a table of
-their own.
+TopSPIN's figures are not measured here: they are quoted from an earlier paired run (TopSPIN's
+pan and ours in turn) and from shared/notes/topspin-baseline.md (same machine kind, SPIN 6.5.2,
+same flags) in a table of their own.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from bench import runner
-from bench.scaling import RESULTS, Record, _fill, _short, _why_skip, families, group_order
+from bench.records import Record
+from bench.scaling import RESULTS, _fill, _short, _why_skip, families, group_order
 from topspin_py.codegen.render import STRATEGIES
 
 PLAIN = "none"
@@ -59,35 +60,35 @@ class Family:
 
 
 FAMILIES = [
-    Family("peterson", "Peterson's filter lock (seed 001 Fig. 3), N processes, group S_N",
+    Family("peterson", "Peterson's filter lock ([BDLM07] Fig. 3), N processes, group S_N",
            (3, 4, 5, 6, 7, 8), (9,)),
     Family("email", "E-mail system (TopSPIN's email<N>.p), N clients and a mailer, group S_N",
            (3, 4, 5, 6), (7,)),
 ]
 SOURCES = {"peterson": families.peterson, "email": families.email}
 
-# TopSPIN 2.2's figures, measured elsewhere (not in this run).  Issue 13: its best strategy
+# TopSPIN 2.2's figures, measured elsewhere (not in this run).  "paired run": its best strategy
 # `exactmarkers`, the whole pan process's time, our pan and TopSPIN's in turn on this machine;
-# per transition as the issue gives it.  topspin-baseline.md (section 3): pan's own "elapsed
+# per transition as that run gives it.  topspin-baseline.md (section 3): pan's own "elapsed
 # time" (10 ms resolution).  (family, N): [(source, strategy, states, transitions, seconds,
 # µs per transition, note)]; None where the source gives no figure.
 TOPSPIN = {
     ("peterson", 5): [("baseline", "exactmarkers", 17_321, 86_602, 0.02, None, "")],
     ("peterson", 6): [("baseline", "exactmarkers", 89_850, 539_096, 0.14, None, "")],
-    ("peterson", 7): [("issue 13", "exactmarkers", 442_481, None, 1.23, 0.40, "whole pan process"),
+    ("peterson", 7): [("paired run", "exactmarkers", 442_481, None, 1.23, 0.40, "whole pan process"),
                       ("baseline", "exactmarkers", 442_481, 3_097_362, 1.59, None, "")],
-    ("peterson", 8): [("issue 13", "exactmarkers", 2_094_907, None, 6.9, None, "whole pan process")],
-    ("peterson", 9): [("issue 13", "exactmarkers", 9_619_054, None, 69.9, 0.81,
+    ("peterson", 8): [("paired run", "exactmarkers", 2_094_907, None, 6.9, None, "whole pan process")],
+    ("peterson", 9): [("paired run", "exactmarkers", 9_619_054, None, 69.9, 0.81,
                        "whole pan process, 1.7 GB")],
     ("email", 3): [("baseline", "enumerate", 3_902, 11_951, 0.02, None, "")],
     ("email", 4): [("baseline", "enumerate", 36_255, 141_453, 0.54, None, "")],
 }
 # Plain SPIN on Peterson 5 (1,557,370 states, 7,786,847 transitions) where each source measured
-# it: issue 13 gives 0.21 µs per transition; the baseline's pan search took 2.42 s.
-PLAIN_US = {"issue 13": 0.21, "baseline": 2.42 / 7_786_847 * 1e6}
-# Issue 13's targets for auto: its time per transition over plain SPIN's on Peterson 5 at most
+# it: the paired run gives 0.21 µs per transition; the baseline's pan search took 2.42 s.
+PLAIN_US = {"paired run": 0.21, "baseline": 2.42 / 7_786_847 * 1e6}
+# The targets set for auto: its time per transition over plain SPIN's on Peterson 5 at most
 # this, and a search time at most this (Peterson 8 and 9: half TopSPIN's; e-mail 6: a fifth of
-# segmented's 65 s when the issue was written).
+# segmented's 65 s when the targets were set).
 TARGET_RATIO = {("peterson", 7): 1.5, ("peterson", 9): 2.0}
 TARGET_TIME_S = {("peterson", 8): (6.9 / 2, "half TopSPIN's 6.9 s"),
                  ("peterson", 9): (69.9 / 2, "half TopSPIN's 69.9 s"),
@@ -174,7 +175,7 @@ def _cell(r: Record | None, plain_us: float | None) -> str:
 
 
 def _targets(records: list[Record], plain_us: float | None) -> list[str]:
-    """Issue 13's targets for auto, beside this run's figures."""
+    """The targets set for auto, beside this run's figures."""
     auto = {(r.family, r.n): r for r in records if r.strategy == AUTO and r.status == "ok"}
     lines = ["| model | auto: µs per transition | over plain SPIN's (this run) | target | "
              "auto: search time | target |", "|---|---|---|---|---|---|"]
@@ -222,13 +223,13 @@ def markdown(records: list[Record], elapsed_s: float, caps: Caps, big: bool, com
     ]
     if plain is not None and plain_us is not None:
         lines.append(f"{plain.states:,} states, {plain.transitions:,} transitions, {plain.search_s:.2f} s "
-                     f"of search: **{plain_us:.3f} µs per transition** (issue 13 measured "
-                     f"{PLAIN_US['issue 13']:g} µs).")
+                     f"of search: **{plain_us:.3f} µs per transition** (the paired run measured "
+                     f"{PLAIN_US['paired run']:g} µs).")
     else:
         tried = next((r for r in records if r.strategy == PLAIN), None)
         lines.append("Not measured in this run" + (f": {_cell(tried, None)}" if tried else "")
                      + "; ratios are left out.")
-    lines += ["", "## auto against issue 13's targets", "", *_targets(records, plain_us)]
+    lines += ["", "## auto against its targets", "", *_targets(records, plain_us)]
     for family in FAMILIES:
         rows = [r for r in records if r.family == family.key and r.strategy != PLAIN]
         if not rows:
@@ -243,9 +244,9 @@ def markdown(records: list[Record], elapsed_s: float, caps: Caps, big: bool, com
                          + " | ".join(_cell(at.get(s), plain_us) for s in names) + " |")
     lines += ["", "## TopSPIN, for reference (measured elsewhere, not in this run)", "",
               "TopSPIN 2.2 built from `afd/symmetrytools`, SPIN 6.5.2, `-DSAFETY -DNOREDUCE`, on a "
-              "machine of the same kind. \"issue 13\": its best strategy, `exactmarkers`, timed as "
+              "machine of the same kind. \"paired run\": its best strategy, `exactmarkers`, timed as "
               "the whole pan process, alternating with ours in one run; plain SPIN on Peterson 5 "
-              f"cost {PLAIN_US['issue 13']:g} µs per transition there. \"baseline\": "
+              f"cost {PLAIN_US['paired run']:g} µs per transition there. \"baseline\": "
               "shared/notes/topspin-baseline.md, section 3, pan's own search time (10 ms "
               f"resolution); its plain SPIN on Peterson 5 searched 2.42 s, {PLAIN_US['baseline']:.3f} µs "
               "per transition. Times per transition are quoted where the source gives them, else "

@@ -5,7 +5,7 @@
  * #include "pan.h" (so State, now, vsize and uchar are known), inside #ifdef TOPSPIN_SYM.
  * It is never compiled on its own.
  *
- * The contract (notes/spin-internals.md, sections 3.5 and 8):
+ * The contract (pan/splice.py holds the patch points):
  *
  *   Every call in pan.c that hashes or stores `now` is bracketed by
  *       topspin_canon_begin();   ...the call...   topspin_canon_end(result);
@@ -33,9 +33,9 @@
 void	topspin_canonicalise(void);
 
 /* Whether canonicalising a canonical form leaves it as it is (splice_footer.c.j2 defines it:
- * true unless the generated file defines TOPSPIN_NOT_IDEMPOTENT, as seed 003's pseudo-sort
- * does, whose exchanges may reorder what it sorted: sound, since its result stays in the
- * orbit, but sorting again may move it further). */
+ * true unless the generated file defines TOPSPIN_NOT_IDEMPOTENT, as the pseudo-sort of
+ * Derepas and Gastin [DG01] does, whose exchanges may reorder what it sorted: sound, since
+ * its result stays in the orbit, but sorting again may move it further). */
 static int	topspin_idempotent(void);
 
 /* Save `now` and canonicalise it in place (outermost call only). */

@@ -48,4 +48,4 @@ def test_peterson3_report(tmp_path, monkeypatch):
     assert f"[{by_strategy['auto']['extra']['used_strategy']}]" in row
     # TopSPIN's figures are apart and said to be measured elsewhere
     assert "## TopSPIN, for reference (measured elsewhere, not in this run)" in report
-    assert "| peterson 9 | issue 13 | exactmarkers | 9,619,054 |" in report
+    assert "| peterson 9 | paired run | exactmarkers | 9,619,054 |" in report

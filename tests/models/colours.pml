@@ -1,9 +1,9 @@
-/* Data symmetry (issue 15): colours as ids.  Two painters each pick a colour 1, 2 or 3 (a
+/* Data symmetry: colours as ids.  Two painters each pick a colour 1, 2 or 3 (a
    select, which spin writes out as an if of assignments) and post it on a board; a viewer
    takes each colour off and remembers the last one.  The colours are stored, passed on and
    compared with nothing but each other: the variables c, seen and last and the board's
    messages are one scalar domain, its values the constants 0 (the reset after use), 1, 2 and
-   3 (types.py), and the program treats 1, 2 and 3 alike.  A local holding the domain's values
+   3 (symmetry/inference/), and the program treats 1, 2 and 3 alike.  A local holding the domain's values
    starts at 0 (c and seen have no initialiser) and SPIN resets dead locals to 0, so 0 stays.
    order: the painters may swap (S2) and the colours 1, 2, 3 be permuted (S3) independently:
    order 12.  The canonicaliser renames the colours wherever a state holds them (c, seen,

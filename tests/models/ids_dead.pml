@@ -1,10 +1,10 @@
-/* Ids and SPIN's dead-variable resets (issue 15): init (pid 0) starts three Worker with ids
+/* Ids and SPIN's dead-variable resets: init (pid 0) starts three Worker with ids
    0..2 by a `for` loop (pids 1..3, id = _pid - 1).  Each Worker first copies a start signal
    into its local `go` and waits on it once: its last read, so spin resets `go` to 0 there
    (pan.m marks the reset "dead 1: go").  The id is read on every round and never reset.  A
    reset 0 in a place holding ids would name pid 1 whatever the permutation, so moving pid 1
    is sound only because the pan spin wrote resets `go` (data) and not `id`: the check of
-   validity.py reads which locals pan.m resets.  Each Worker marks its slot `busy[id]`, counts
+   symmetry/validity/ reads which locals pan.m resets.  Each Worker marks its slot `busy[id]`, counts
    itself in and out.  The group is S3 on the Workers: order 6.  Counts measured with plain
    spin 6.5.2.
 

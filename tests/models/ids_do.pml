@@ -1,4 +1,4 @@
-/* Clients numbered by a `do` loop of init (issue 15): init (pid 0) counts i from 1 to N and
+/* Clients numbered by a `do` loop of init: init (pid 0) counts i from 1 to N and
    starts a Client with i as its parameter `id` each time round, then starts the Server, so
    the Clients are pids 1..3 with id = _pid (offset 0) and the Server is pid 4.  A Client sends
    its id to the Server and waits for the grant on its own channel reply[id]; the Server

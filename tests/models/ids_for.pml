@@ -1,4 +1,4 @@
-/* Clients numbered by a `for` loop of init (issue 15): init (pid 0) starts three Client, each
+/* Clients numbered by a `for` loop of init: init (pid 0) starts three Client, each
    with its number i = 0..2 as the parameter `id`, in one atomic sequence, so their pids are
    1..3 and each gets id = _pid - 1.  A Client raises its own flag `want[id]`, takes the lock
    `holder` by writing its id there (255, NOBODY, when free), counts itself in the critical

@@ -1,6 +1,6 @@
 /* A liveness bug whose lasso, found under symmetry reduction, closes only up to a rotation
    that reorders the options of an if: the mapped copy of a step is another transition of
-   the process (issue 16).
+   the process.
 
    Three nodes pass a token held in a global: the holder may enter (incs++, incs--) or not,
    then passes the token to its successor by the option written for its own pid.

@@ -1,5 +1,5 @@
 /* A liveness bug whose counterexample, found under symmetry reduction, closes only up to a
-   permutation: the lasso must be unrolled into a real cycle (issue 16).
+   permutation: the lasso must be unrolled into a real cycle.
 
    Three nodes pass a token around a ring over a channel per node: node p receives on link[p]
    only from its predecessor (p + 2) % 3 and passes the token on to link[(p + 1) % 3].  The

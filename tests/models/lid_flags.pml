@@ -1,4 +1,4 @@
-/* Pid-indexed array with an offset (issue 15): three identical P are started by init, so
+/* Pid-indexed array with an offset: three identical P are started by init, so
    their pids are 1..3 and each uses its own element `flag[_pid - 1]` of an array of three.
    Element i belongs to pid i + 1 (offset 1): a permutation of the P permutes the elements by
    pid - 1.  The lock `busy` keeps the critical section exclusive (ncrit counts who is in it).

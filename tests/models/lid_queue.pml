@@ -1,4 +1,4 @@
-/* Local ids in messages (issue 14's desugared `ref P`): three identical P (pids 1..3, started
+/* Local ids in messages (a desugared `ref P` of [DG01]): three identical P (pids 1..3, started
    by init before the Server, pid 4) send their local id `_pid - 1` to the Server, which
    receives it into `cur` (255, NOBODY, when it serves nobody) and grants `grant[cur]`, an
    array whose elements belong to pid index + 1.  The message field, cur and the index class

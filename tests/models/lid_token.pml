@@ -1,4 +1,4 @@
-/* A token passed around by local id (issue 14's desugared `ref P`): `holder` holds the
+/* A token passed around by local id (a desugared `ref P` of [DG01]): `holder` holds the
    local id `_pid - 1` of the P that has the token (P are pids 1..3, started by init), 255
    (NOBODY) when nobody has it.  255 + 1 is no pid, so no permutation renames it.  A P grabs a
    free token, or waits (`waiting[_pid - 1]`, an array indexed with offset 1) while another

@@ -1,4 +1,4 @@
-/* ltl formulas that name every client alike through && and || (issue 15): the symmetry is
+/* ltl formulas that name every client alike through && and ||: the symmetry is
    checked on the never claim spin makes of each formula (pan/claims.ltl_claims), which is what
    pan runs, with the operands of && and || taken in any order: a permutation of the clients
    that maps every guard of the claim onto itself (up to that order) and each of its if/do's

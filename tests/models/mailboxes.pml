@@ -1,8 +1,8 @@
-/* Mailboxes indexed by pid (issue 15's `box[_pid]!m`, and the shape seed 003's public channels
+/* Mailboxes indexed by pid (`box[_pid]!m`, the shape the public channels of [DG01]
    desugar into): each process sends its pid to its own mailbox and checks what it reads back.
    The symmetry is S3 on the processes, each taking its mailbox along: a channel array indexed
    by pid holds its own channels' ids for ever, so a permutation must move box[i] with pid i
-   (validity.py, channel_ref) and leaves the array itself in place.  The orbit oracle of
+   (symmetry/validity/, channel_ref) and leaves the array itself in place.  The orbit oracle of
    tests/test_differential.py checks every strategy's count.  Counts measured with plain spin
    6.5.2.
 

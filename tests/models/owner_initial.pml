@@ -1,10 +1,10 @@
-/* An initial value that names a pid (issue 15): the lock `owner` starts held by user 2
+/* An initial value that names a pid: the lock `owner` starts held by user 2
    (`pid owner = 2`); a user takes it when it is FREE, enters, and frees it.  The transitions
    name pids through _pid only, so every permutation of the three users maps them onto
    themselves; the initial state is not fixed (owner = 2 becomes owner = 1 under (1 2)), and
    need not be: pan goes on from the states it reaches, and the image of a path from the
    initial state is a path from the image, so every reachable orbit is met.  Global
-   declarations are therefore compared without their initial values (validity.py).
+   declarations are therefore compared without their initial values (symmetry/validity/).
    order: S3, 6.
    By hand (correct variant): with the lock free every user is at its loop head (1 state);
    otherwise its holder (3 choices) is at its loop head, after the guard, after inside++,

@@ -1,4 +1,4 @@
-/* select over exactly the pids (issue 15): a token `turn` names the user that may enter; the
+/* select over exactly the pids: a token `turn` names the user that may enter; the
    user inside hands it to any user, itself included, with `select (turn : 0 .. 2)`.  spin's
    lexer writes that select out as `if :: turn = 0 :: turn = 1 :: turn = 2 fi` (both bounds
    literal numbers, at most 32 apart: promela/selects.py), a set of assignments of pids, each

@@ -1,10 +1,10 @@
-"""What the `markers-exact` and `markers-approx` canonicalisers read of a state (seed 001,
-section 5), for templates/markers.c.j2.
+"""What the `markers-exact` and `markers-approx` canonicalisers read of a state (the symmetry
+markers of Bošnački et al. [BDLM07], section 5), for templates/markers.c.j2.
 
 The group must be a direct product of trees of symmetric groups (codegen/trees.py): full
 symmetric groups on blocks (a process and the channels that go with it), and wreath products
 of them (a server with its channels and its clients).  A node of a tree plays the part of a
-scalarset value p of the paper.  Every place of the state that holds a pid or a channel id is
+scalarset value p of [BDLM07].  Every place of the state that holds a pid or a channel id is
 one of two kinds:
 
 * a *fixed place*, which no group element moves: a global (``turn[k]``), a local of a process

@@ -2,12 +2,11 @@
 
 Both strategies descend: starting from the state, they apply elements of a fixed set and keep
 an image whenever it is smaller, until no element of the set improves (TopSPIN's minimising
-sets and local search, Donaldson & Miller, *Exact and approximate strategies for symmetry
-reduction in model checking*, FM 2006).  Every element applied is an element of the group, so
-the result is in the orbit of the state (sound); it is a local minimum, not always the least
-image, so an orbit may keep several representatives (complete, not exact).  Stopping only at
-a state no element improves makes the result a fixed point: canonicalising it again changes
-nothing.
+sets and local search: Donaldson and Miller, FM 2006 [DM06b], docs/references.md).  Every
+element applied is an element of the group, so the result is in the orbit of the state
+(sound); it is a local minimum, not always the least image, so an orbit may keep several
+representatives (complete, not exact).  Stopping only at a state no element improves makes the
+result a fixed point: canonicalising it again changes nothing.
 
 Elements are written as the images of every C point (:mod:`topspin_py.codegen.chain`).
 """

@@ -1,5 +1,5 @@
-"""What the `pseudosort` canonicaliser compares and exchanges (seed 003, section 4.1, Fig. 3),
-for templates/pseudosort.c.j2.
+"""What the `pseudosort` canonicaliser compares and exchanges (the pseudo-sort of
+Derepas and Gastin [DG01], section 4.1, Fig. 3), for templates/pseudosort.c.j2.
 
 The group must be a direct product of trees of symmetric groups (codegen/trees.py): a
 proctype's instances permuted in every way (with the channels that go with them), or servers
@@ -11,7 +11,7 @@ to them; a node of a tree here is such an instance, or a server with its clients
   (pan.h orders them by type instead), then its program counter ``_p``: the paper's
   ``_state`` comes last.  In a model written with the ref/public extension its public
   variables and channels are in the tuple where they are declared (their elements of the
-  desugared global arrays; a channel by its queue), as in seed 003; in a plain model the
+  desugared global arrays; a channel by its queue), as in [DG01]; in a plain model the
   process's elements of the global arrays indexed by pid come after its locals.  A ref
   compares as in the paper, where undefined is 0 and instance i is i + 1: ``_undef_ref``
   (255) first, then the instances in order.  A node's tuple is that of every process of its subtree, and
@@ -25,16 +25,16 @@ to them; a node of a tree here is such an instance, or a server with its clients
   it moves the processes, their channels and their entries of pid-indexed arrays, and renames
   every value that names them (templates/_apply.c.j2).
 * The sort is insertion sort by adjacent exchanges, one tree after the other in the order of
-  their proctypes' first instances (seed 003 Fig. 3 sorts "each type of process" in turn, the
+  their proctypes' first instances ([DG01] Fig. 3 sorts "each type of process" in turn, the
   clients before the servers in its section 4.2), each tree bottom up (the children of its
   deepest nodes first, so blocks are ordered by their sorted contents): its loops are bounded
   by the number of nodes alone, so it ends even though an exchange may reorder tuples it has
   already passed (renaming changes them: the result may be unsorted, and some orbits hold no
-  sorted state at all, seed 003 section 4.1).
+  sorted state at all, [DG01] section 4.1).
 
 Every exchange is an element of the group, so the result is in the state's orbit: the
 reduction is complete (at least one state per orbit), and it depends on the declaration order
-(seed 003, Fig. 6).
+([DG01], Fig. 6).
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def sort_order(roots: list[Node]) -> list[int]:
 def _declared(model: Model, proctype: str) -> list[tuple[str, dict | None]]:
     """A proctype's parameters and locals in the order the model declares them, each with None,
     or, for a public variable or channel of the ref/public extension, how its element of the
-    desugared global array is compared (seed 003's tuple holds it where it is declared)."""
+    desugared global array is compared ([DG01]'s tuple holds it where it is declared)."""
     if model.refs is None or model.extended is None:
         return [(v.name, None) for v in model.locals.get(proctype, [])]
     sort = model.refs.proctypes.get(proctype)

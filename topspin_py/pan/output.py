@@ -54,7 +54,7 @@ parser takes from where (SPIN 6.5.2's pan.c: wrapup(), uerror(), stopped(), Mall
 
 The format
 ----------
-SPIN 6.5.2's (see notes/spin-internals.md, section 1).  Facts the parser relies on:
+SPIN 6.5.2's (pan.c's wrapup() and the functions it calls print it).  Facts the parser relies on:
 
 * counts come from ``printf("%9.8g ...")``: above 99,999,999 they switch to exponent form
   (``1.2345679e+08 states, stored``), so every count is parsed as a float and

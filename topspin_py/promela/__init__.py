@@ -6,15 +6,15 @@ Public entry points:
 * ``parse_text(text, filename) -> ast.Spec``: parse text that is already preprocessed.
 * ``print_spec(spec) -> str``: Promela text that spin accepts and that parses back to ``spec``.
 * ``build_model(spec) -> Model`` / ``load_model(path, defines=()) -> Model``.  A program that
-  uses the ref/public extension of seed 003 is checked against its rules (extension.py) and
-  desugared into plain Promela (desugar.py) here: the Model is the plain program's, with
-  ``model.extended`` the program as written, ``model.refs`` where its refs are, and
-  ``model.spin_text`` the text spin is given.  In a plain program, proctypes that are copies
+  uses the ref/public extension of Derepas and Gastin [DG01] is checked against its rules
+  (extension.py) and desugared into plain Promela (desugar.py) here: the Model is the plain
+  program's, with ``model.extended`` the program as written, ``model.refs`` where its refs are,
+  and ``model.spin_text`` the text spin is given.  In a plain program, proctypes that are copies
   of one another up to constants acting as ids (BEEM's ``P_0``, ``P_1``, ...) are merged into
   one proctype whose constants are expressions of ``_pid`` (copies.py): the Model is the
-  rewritten program's, with ``model.as_written`` the program as written, ``model.copies``
-  what was merged and what was left alone (and why), and ``model.spin_text`` the text spin
-  is given (``merge=False`` keeps the copies apart: the pan.c that ``patch`` is given).
+  rewritten program's, with ``model.as_written`` the program as written, ``model.copies`` what
+  was merged and what was left alone (and why), and ``model.spin_text`` the text spin is given
+  (``merge=False`` keeps the copies apart: the pan.c that ``patch`` is given).
 
 Syntax and preprocessing errors are raised as ``PromelaSyntaxError`` / ``PreprocessorError``
 carrying the position in the user's file.

@@ -1,5 +1,5 @@
-"""Proctype copies merged into one proctype (issue 15: "copies that differ only in their name and
-in constants that act as ids are one family").
+"""Proctype copies merged into one proctype: copies that differ only in their name and in
+constants that act as ids are one family.
 
 Generated and hand-written models often spell N interchangeable processes as N proctypes
 ``P_0``, ``P_1``, ... whose bodies are equal except at constants that name the copy (BEEM writes

@@ -1,8 +1,9 @@
-"""The rules of the ref/public extension (seed 003, Derepas & Gastin, section 2.3 and Fig. 2).
+"""The rules of the ref/public extension (Derepas and Gastin [DG01], section 2.3 and Fig. 2;
+references: docs/references.md).
 
 A ``ref P`` holds the position of an instance of proctype P among P's instances, or no instance
 (``_undef_ref``).  Permuting P's instances renames every ref to P, so a program may look at a
-ref only in ways that renaming cannot change (seed 003 Lemma 1):
+ref only in ways that renaming cannot change ([DG01], Lemma 1):
 
 * a ref of P is assigned, initialised, sent, received and passed only from a ref of P, ``_lid``
   (inside P), ``_undef_ref`` or ``anyRef(P)``;

@@ -3,7 +3,7 @@
 spin's lexer rewrites ``select (k : 1 .. 3)``, when both bounds are literal numbers at most 32
 apart and the statement is not in an inline body, into ``if :: k = 1 :: k = 2 :: k = 3 fi``:
 one option per value, each a single assignment, so no state is stored between the choice and
-the assignment (parser.spin_expands_select says exactly which texts).  Any other select becomes
+the assignment (lexer.spin_expands_select says exactly which texts).  Any other select becomes
 a loop that counts ``k`` up from the lower bound, with a state after each step.
 
 The analyses read the program as spin compiles it, so the Model's expanded program holds that

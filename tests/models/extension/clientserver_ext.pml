@@ -1,5 +1,5 @@
-/* The client/server system of seed 003 Fig. 10 in the ref/public extension, with the typos
- * of its listing fixed (../shared/notes/seeds-002-004.md 2.10): the server's mailbox carries a
+/* The client/server system of Derepas and Gastin [DG01], Fig. 10, in the ref/public
+ * extension, with the typos of its listing fixed: the server's mailbox carries a
  * ref to a client, the client's mailbox carries only the answer, and no constant is sent in a
  * ref field.  2 clients, 2 servers.
  * Counts: plain spin 6.5.2 on the desugared program (topspin-py desugar), spin -o1 as verify
@@ -9,7 +9,7 @@
  * reduction is here: the states a partial-order search stores depend on the order it takes
  * the processes in, which symmetry reduction changes, so the orbits of plain SPIN's states are
  * not what an exact strategy must store there.  order: S2 on the clients times S2 on the
- * servers, each instance with its public mailbox (seed 003 3.7): 4.
+ * servers, each instance with its public mailbox ([DG01] section 3.7): 4.
    pids: client client server server
    expect: flags=-DNOREDUCE states=6393 transitions=19965 matched=13572 errors=0 order=4 */
 mtype = {ack, nack, rel, req};

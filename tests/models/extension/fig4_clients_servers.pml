@@ -1,4 +1,4 @@
-/* Seed 003, section 4.2, Fig. 4: three clients and three servers, each with a ref to one of
+/* [DG01], section 4.2, Fig. 4: three clients and three servers, each with a ref to one of
  * the other kind and a public byte, so that a tuple is (r, v, _state) on both sides.
  * tests/test_pseudosort_c.py writes the Fig. 4 configuration into a captured state of this
  * model and pseudo-sorts it with the generated C.  Each process reads the v of the process its

@@ -1,4 +1,4 @@
-/* A token relayed among three peers, stated with refs (seed 003), with an assertion that only
+/* A token relayed among three peers, stated with refs ([DG01]), with an assertion that only
  * an asymmetric run breaks.  A peer takes a free token, or, holding it, counts a turn in its
  * public `turns`, names itself in the global ref `last` and hands the token to any peer; after
  * its second turn it drops the token, asserting first that the peer it got the token from

@@ -6,7 +6,7 @@
    be the state that is kept.
    order: channel WHO, and so its owner, is named; the other two P could swap with their
    channels if served's entries moved with them, but the canonicaliser does not permute arrays
-   indexed by channel ids, so validity lets no channel move (validity.py, the state's shape),
+   indexed by channel ids, so validity lets no channel move (symmetry/validity/, the state's shape),
    and a P cannot move without its own channel: order 1.
    expect: flags="-DSAFETY -DNOREDUCE" defines=-DWHO=2 states=36 transitions=36 errors=1 order=1
    expect: flags="-DSAFETY -DNOREDUCE" defines=-DWHO=4 states=24 transitions=24 errors=1 order=1

@@ -1,4 +1,4 @@
-/* Data symmetry (issue 15): values of a scalar domain compared by order.  A painter picks a
+/* Data symmetry: values of a scalar domain compared by order.  A painter picks a
    colour 1, 2 or 3 and posts it; the viewer asserts that it is below 3.  The colours are a
    scalar domain (c, seen and the board's messages), and `seen < 3` holds for 1 and 2 only: a
    permutation of the colours must keep {1, 2} together (validity.check_kept_together).  Plain

@@ -1,4 +1,4 @@
-/* Data symmetry (issue 15): one value of a scalar domain that the text names apart.  A
+/* Data symmetry: one value of a scalar domain that the text names apart.  A
    painter picks a colour 1, 2 or 3 and posts it; the viewer asserts that it is not 3.  The
    colours are a scalar domain (c, seen and the board's messages), and `seen != 3` names
    colour 3: a permutation of the colours that moves 3 changes the text.  Plain SPIN finds the

@@ -1,4 +1,4 @@
-/* Issue 15, parameters as ids: a parameter compared with a constant.  init (pid 0) starts
+/* Parameters as ids: a parameter compared with a constant.  init (pid 0) starts
    three P with ids 0..2 by a `for` loop (pids 1..3, id = _pid - 1).  A P takes `holder` by
    writing its id there (255 for nobody) and gives it back; only the P whose id is 0 may, while
    it holds, fail its assertion.  The 0 is an id: renamed, it becomes alpha(1) - 1, so a

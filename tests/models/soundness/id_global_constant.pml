@@ -1,4 +1,4 @@
-/* Issue 15, parameters as ids: an id carried into a global and named there by a constant.
+/* Parameters as ids: an id carried into a global and named there by a constant.
    init (pid 0) starts three P with ids 1..3 by a `do` loop (pids 1..3, id = _pid: offset 0)
    and then waits until `winner` is 1, when it fails its assertion.  Each P, once, offers its
    id as the winner if nobody has won (255).  winner gets the class of id: it holds pids, so

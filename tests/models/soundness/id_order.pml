@@ -1,4 +1,4 @@
-/* Issue 15, parameters as ids: a parameter used in an ordering.  init (pid 0) starts three P
+/* Parameters as ids: a parameter used in an ordering.  init (pid 0) starts three P
    with ids 0..2 by a `for` loop (pids 1..3, id = _pid - 1).  A P takes `holder` by writing its
    id (255 for nobody) and gives it back; only a P whose id is below 1, the first, may fail
    its assertion while it holds.  `<` does not commute with a renaming of ids, so the

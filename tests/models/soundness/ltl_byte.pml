@@ -6,10 +6,10 @@
    runs name the lowest and the highest of the P: a reduced search keeps one state of each
    orbit, the first it meets, and pan tries the highest pid first, so either one can be the
    state that is kept.
-   order: p is compared with owner, which holds pids, so p holds pids too (types.py), and a
+   order: p is compared with owner, which holds pids, so p holds pids too (symmetry/inference/), and a
    permutation renames both: `owner != p` maps onto itself under every permutation of
    the P.  Nothing writes p; its value WHO is part of the initial state only, which a
-   symmetry need not fix (validity.py): S3, order 6.  The reduced search still meets the
+   symmetry need not fix (symmetry/validity/): S3, order 6.  The reduced search still meets the
    error: the state it keeps of the error's orbit is one it reached, where p is WHO, so the
    permutation that leads there fixes WHO and the owner is WHO there too.  Left unrenamed
    (read as data), p would let S3 merge the error away: with that planted, the run with

@@ -1,4 +1,4 @@
-/* Data symmetry (issue 15) in an ltl formula: the formula names one value of a scalar domain.
+/* Data symmetry in an ltl formula: the formula names one value of a scalar domain.
    A painter picks a colour 1, 2 or 3 and posts it; the viewer stores it in the global `seen`;
    the property `[] (seen != 3)` names colour 3.  The colours are a scalar domain (c, seen and
    the board's messages), and spin's never claim for the formula reads `seen != 3`: a

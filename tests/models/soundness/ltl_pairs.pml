@@ -1,4 +1,4 @@
-/* An ltl formula over some pairs of clients only (issue 15): `apart` asks that client 0 is
+/* An ltl formula over some pairs of clients only: `apart` asks that client 0 is
    never inside together with client 1 or with client 2, and says nothing of 1 and 2.  The
    lock lets two clients in at a time, so plain SPIN finds 0 inside with 1.  pan moves the
    highest pid first, so a reduced search that took the clients for interchangeable would

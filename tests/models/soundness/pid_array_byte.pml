@@ -4,9 +4,9 @@
    flag[p] is never seen set.  Two runs name the lowest and the highest of the P: a reduced
    search keeps one state of each orbit, the first it meets, and pan tries the highest pid
    first, so either one can be the state that is kept.
-   order: p stands where a pid is meant, so it holds pids (types.py) and a permutation
+   order: p stands where a pid is meant, so it holds pids (symmetry/inference/) and a permutation
    renames it with the P.  Nothing writes p; its value is part of the initial state
-   only, which a symmetry need not fix (validity.py): S3, order 6.  The reduced search
+   only, which a symmetry need not fix (symmetry/validity/): S3, order 6.  The reduced search
    still meets the error: the state it keeps of the error's orbit is one it reached, where
    p has its initial value, so the permutation leading there fixes that pid.  Left
    unrenamed (read as data), p would let S3 merge the error away: with that planted, the

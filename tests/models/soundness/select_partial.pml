@@ -1,4 +1,4 @@
-/* A select over some of the pids (issue 15): a monitor (pid 0) picks user 1 or 2 with
+/* A select over some of the pids: a monitor (pid 0) picks user 1 or 2 with
    `select (k : 1 .. 2)`, which spin writes out as `if :: k = 1 :: k = 2 fi`, and asserts that
    the user it picked has not raised its `bad` flag; each of the users 1, 2 and 3 raises and
    lowers its own.  Plain SPIN finds the violation (user 1 or 2 caught with its flag up).  pan

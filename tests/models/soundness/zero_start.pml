@@ -1,4 +1,4 @@
-/* Data symmetry (issue 15), the zero rule: a local of a scalar domain starts at 0 when its
+/* Data symmetry, the zero rule: a local of a scalar domain starts at 0 when its
    process is created, whatever the permutation.  init sets flag to 1 or to 0, then starts B,
    whose w (flag == w puts it in flag's domain, values 0 and 1) is 0 at creation; B fails
    when flag is 0.  The text maps onto itself under the swap of 0 and 1 (init's two options
