@@ -1,6 +1,7 @@
 # topspin-py: set-up, demo, tests and benchmarks.
 #   make demo   install spin/gcc if missing, create .venv, install, verify an example
-#   make test   the same set-up, then ruff and mypy over topspin_py/, then the test suite
+#   make test   the same set-up, then ruff over topspin_py/, tests/ and bench/, mypy over
+#               topspin_py/, then the test suite
 #   make check  the quick tier for the edit loop: ruff, mypy and a few minutes of tests that
 #               touch every stage (parse, detect, layout, codegen, splice, gcc, pan, report, CLI)
 #   make bench  the same set-up plus matplotlib, then the benchmarks (side by side with plain
@@ -55,19 +56,20 @@ BYTECODE := $(BIN)/python -m compileall -q topspin_py
 
 test: venv
 	$(BYTECODE)
-	$(BIN)/python -m ruff check topspin_py
+	$(BIN)/python -m ruff check topspin_py tests bench
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -q -ra --durations=25 -n $(PYTEST_WORKERS) --dist loadgroup tests
 
 # One file or selection per stage, each chosen for being quick; `make test` runs them all again.
 CHECK_TESTS := tests/test_ast.py tests/test_promela.py tests/test_detect.py tests/test_layout.py \
 	tests/test_strategy_labels.py tests/test_pan_output.py tests/test_one_symmetry.py \
-	tests/test_build_cache.py "tests/test_cli.py::test_help_version_and_usage_errors_import_no_stage"
+	tests/test_build_cache.py tests/test_import_graph.py \
+	"tests/test_cli.py::test_help_version_and_usage_errors_import_no_stage"
 CHECK_DESELECT := -k "not hypercube and not table2"
 
 check: venv
 	$(BYTECODE)
-	$(BIN)/python -m ruff check topspin_py
+	$(BIN)/python -m ruff check topspin_py tests bench
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest -q -ra --durations=10 -n $(PYTEST_WORKERS) --dist loadgroup $(CHECK_DESELECT) $(CHECK_TESTS)
 

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from bench.runner import report_preamble
-from topspin_py.pan.symcheck import DEFAULT_BUDGET
+from topspin_py.symcheck import DEFAULT_BUDGET
 from topspin_py.verify import VerifyOptions, verify
 
 REPO = Path(__file__).resolve().parent.parent

@@ -137,14 +137,14 @@ def models(corpus: Path | None = None) -> list[tuple[str, str | None]]:
 
 def _detect(path: str, corpus: str) -> dict:
     """In the child: `topspin-py detect`'s steps on one model, and what the row needs."""
-    from topspin_py.pan import toolchain
+    from topspin_py.pan import loading
     from topspin_py.symmetry.detect import acting_on_states, detect, group_report
 
     model_path = Path(corpus) / path
     started = time.perf_counter()
-    model = toolchain.load_model_checked(model_path, ())
+    model = loading.load_model_checked(model_path, ())
     parsed = time.perf_counter() - started
-    model = toolchain.check_with_spin(model_path, [], model) or model   # refuse what spin refuses
+    model = loading.check_with_spin(model_path, [], model) or model   # refuse what spin refuses
     started = time.perf_counter()
     group = detect(model)
     detect_s = parsed + time.perf_counter() - started

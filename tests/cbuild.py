@@ -28,7 +28,7 @@ file itself.  Everything is one translation unit, so the harness sees pan.c's gl
   not from the product's templates, so that a bug in the generated code is not repeated by the
   oracle.  It moves live processes and channels only, checks that a slot only ever receives a
   process of its own proctype and a queue of its own size, and reports what it cannot do.
-  Pids with an offset (a ref of seed 003 holds a local id: v names pid v + k) are renamed as
+  Pids with an offset (a ref of [DG01] holds a local id: v names pid v + k) are renamed as
   such, and a pid-indexed array with an offset (a public variable, ``v[_pid - k]``) moves
   element i, pid i + k's, to element P[i + k] - k.
 
@@ -56,7 +56,7 @@ import cffi
 from topspin_py.codegen.render import render_canonicaliser
 from topspin_py.layout.statevector import CHAN, PID, StateLayout, ValueField, read_layout
 from topspin_py.pan import flags as panflags
-from topspin_py.pan import toolchain
+from topspin_py.pan import loading, toolchain
 from topspin_py.pan.splice import SYM_MACRO, splice_file
 from topspin_py.promela import ast
 from topspin_py.promela.model import Model, load_model
@@ -123,7 +123,7 @@ class Prepared:
 
 def prepare(model_path: Path, workdir: Path, defines: tuple[str, ...]) -> Prepared:
     """spin -a into ``workdir / 'spin'``, detect the group, read the layout (as verify does).
-    A model written with the ref/public extension (seed 003) is given to spin as its desugared
+    A model written with the ref/public extension ([DG01]) is given to spin as its desugared
     program, with -o1 (toolchain.spin_source and spin_command), and its group is the one it
     declares; with -o1 pan resets no dead local, which the Model is told, as verify tells it."""
     source_dir = workdir / "spin"
@@ -133,7 +133,7 @@ def prepare(model_path: Path, workdir: Path, defines: tuple[str, ...]) -> Prepar
     source = toolchain.spin_source(model_path, model, source_dir)
     toolchain.generate_pan(tools, source, str(model_path), list(defines), source_dir)
     if model.spin_text is not None:
-        model = toolchain.as_checked_by(model, source_dir)
+        model = loading.as_checked_by(model, source_dir)
     group = detect(model)
     sources = {p.name: p.read_text(errors="replace") for p in source_dir.glob("pan.[chbmpt]")}
     flags = list(panflags.choose_compile_flags(
@@ -154,7 +154,7 @@ def _static_channel_globals(model: Model) -> set[str]:
 
 def _rename(f: ValueField, lvalue: str) -> str:
     if f.holds == PID and f.offset:
-        # pids with an offset k (a ref's local id, types.py): v names pid v + k
+        # pids with an offset k (a ref's local id, symmetry/inference/): v names pid v + k
         return f"{lvalue} = ts_h_lid(P, {lvalue}, {f.offset});"
     mapping = "ts_h_pid(P, " if f.holds == PID else "ts_h_chan(C, "
     return f"{lvalue} = {mapping}{lvalue});"
@@ -168,7 +168,7 @@ def _indexed_lvalues(f: ValueField, prefix: str, last: str) -> list[str]:
 
 def _permute_array(f: ValueField, dst: str, src: str) -> list[str]:
     """Element i of a pid-indexed array goes to element P[i]; with an index offset k
-    (``v[_pid - k]``, a public variable of seed 003), element i belongs to pid i + k and goes
+    (``v[_pid - k]``, a public variable of [DG01]), element i belongs to pid i + k and goes
     to element P[i + k] - k, and an element of no pid stays."""
     length, k = f.path[-1].length, f.index_offset
     image = f"P[i + {k}] - {k}"
@@ -214,7 +214,7 @@ def action_source(prepared: Prepared) -> str:
             "}",
         ]
     # A global declared with a channel initialiser names its static channel for ever (an
-    # array of them, one per instance: a public channel of seed 003, `chan c[N] = ...`): the
+    # array of them, one per instance: a public channel of [DG01], `chan c[N] = ...`): the
     # channels move, the names neither move nor are renamed.
     static = _static_channel_globals(prepared.model)
     body.append("/* arrays indexed by pid */")
@@ -339,7 +339,8 @@ ts_h_record(void)
 {	int i, changed = !ts_h_have_context || ts_h_ctx_vsize != vsize;
 	ts_h_masked((uchar *) &now, ts_h_key, vsize);
 	if (ts_h_seen(ts_h_key, vsize)) return;
-	for (i = 0; i < MAXPROC; i++) if (ts_h_ctx_po[i] != (int) proc_offset[i]) { changed = 1; ts_h_ctx_po[i] = proc_offset[i]; }
+	for (i = 0; i < MAXPROC; i++)
+		if (ts_h_ctx_po[i] != (int) proc_offset[i]) { changed = 1; ts_h_ctx_po[i] = proc_offset[i]; }
 	for (i = 0; i < MAXQ; i++) if (ts_h_ctx_qo[i] != (int) q_offset[i]) { changed = 1; ts_h_ctx_qo[i] = q_offset[i]; }
 	if (memcmp(ts_h_ctx_mask, Mask, vsize) != 0) { changed = 1; memcpy(ts_h_ctx_mask, Mask, vsize); }
 	if (changed)

@@ -1,4 +1,4 @@
-"""The lid symmetry of seed 003's client/server model (tests/families.py ``client_server``),
+"""The lid symmetry of the client/server model of [DG01] (tests/families.py ``client_server``),
 acting on the state vectors plain SPIN stored, independent of the product's detection and C.
 
 Why

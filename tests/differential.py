@@ -1,4 +1,4 @@
-"""Differential verification: one model, plain SPIN and every registered strategy (issue 5).
+"""Differential verification: one model, plain SPIN and every registered strategy.
 
 Why
 ---
@@ -63,9 +63,9 @@ from topspin_py.codegen.render import STRATEGIES, CodegenError
 from topspin_py.codegen.trees import symmetric_trees
 from topspin_py.pan.flags import cycle_search
 from topspin_py.pan.splice import SYM_MACRO
+from topspin_py.reduce import search_context
 from topspin_py.result import Result
 from topspin_py.symmetry.detect import Group, acting_on_states, detect
-from topspin_py.reduce import search_context
 from topspin_py.verify import VerifyOptions, verify
 
 STRATEGY_NAMES = tuple(STRATEGIES)
@@ -182,11 +182,11 @@ def error_kind(result: Result) -> str | None:
 def group_in_force(path: Path, defines: Sequence[str], pan_args: Sequence[str]) -> Group:
     """The group verify uses: the model's, as the pan spin writes checks it (whether it resets
     dead locals), constrained only by the search pan will make."""
-    from topspin_py.pan import toolchain
+    from topspin_py.pan import loading
     from topspin_py.promela import load_model
 
     model = load_model(path, tuple(defines))
-    checked = toolchain.check_with_spin(path, list(defines), model) or model
+    checked = loading.check_with_spin(path, list(defines), model) or model
     return detect(search_context(checked, list(defines), list(pan_args)))
 
 

@@ -1,7 +1,7 @@
-"""Generators of the Promela model families of the TopSPIN papers, and Table 2 of seed 000.
+"""Generators of the Promela model families of the TopSPIN papers, and Table 2 of [DM08].
 
-Each generator returns Promela source text.  The families are those of seed 000 (Donaldson &
-Miller, "Automatic symmetry detection for Promela", section 8.2): simple mutex, Peterson,
+Each generator returns Promela source text.  The families are those of Donaldson and Miller,
+"Automatic symmetry detection for Promela" [DM08] (docs/references.md), section 8.2: simple mutex, Peterson,
 Peterson without atomicity, resource allocator, three-tiered architecture and hypercube, plus
 the load balancer of its Fig. 6 and two families of TopSPIN's examples and test suite (the
 load balancer of ``examples/loadbalancer.p`` and the e-mail system).
@@ -49,7 +49,7 @@ def _init(statements) -> str:
 
 
 def mutex(n: int) -> str:
-    """Simple mutex with ``n`` users (seed 000 Fig. 3 for n = 5; Table 2 "simple mutex").
+    """Simple mutex with ``n`` users ([DM08] Fig. 3 for n = 5; [DM08] Table 2 "simple mutex").
 
     Each user cycles through N(on-critical), T(rying) and C(ritical), each step a ``d_step``,
     and enters C only when no user is in C.  No channels: Aut(SCD) is S_n, all valid.
@@ -83,9 +83,9 @@ def _peterson_rooms(n: int, rooms: int | None) -> int:
 
 
 def peterson(n: int, rooms: int | None = None) -> str:
-    """Peterson's filter lock for ``n`` processes (Table 2 "Peterson"; seed 001 Fig. 3).
+    """Peterson's filter lock for ``n`` processes ([DM08] Table 2 "Peterson"; [BDLM07] Fig. 3).
 
-    Seed 000 bases it on the Peterson model of Bosnacki, Dams & Holenderski's SymmSpin.
+    [DM08] bases it on the Peterson model of Bosnacki, Dams & Holenderski's SymmSpin [BDH02].
 
     A process climbs the waiting rooms 1..``rooms``: it announces its level in ``flag[_pid]``
     (a pid-indexed array), writes its pid in ``turn[k]`` (pid-valued) and checks, in one
@@ -133,7 +133,8 @@ again:  atomic {{
 
 
 def peterson_noatomic(n: int, rooms: int | None = None) -> str:
-    """Peterson's filter lock without the atomic check (Table 2 "Peterson without atomicity").
+    """Peterson's filter lock without the atomic check ([DM08] Table 2 "Peterson without
+    atomicity").
 
     As :func:`peterson`, but a process inspects the other processes' flags one at a time, in
     any order, marking each in its local pid-indexed array ``checked``; when all are checked
@@ -194,7 +195,8 @@ again:  atomic {{ ok = true; checked[_pid] = true }};
 
 
 def resource_allocator(*sizes: int) -> str:
-    """Resource allocator with clients at priority levels (Table 2, configuration a0-a1-...).
+    """Resource allocator with clients at priority levels ([DM08] Table 2, configuration
+    a0-a1-...).
 
     ``resource_allocator(3, 4)`` is configuration 3-4: clients 1..3 at level 0, clients 4..7 at
     level 1.  See :func:`priority_resource_allocator` for the model.
@@ -205,11 +207,11 @@ def resource_allocator(*sizes: int) -> str:
 
 
 def alternating_resource_allocator(x: int) -> str:
-    """Resource allocator "alternating x" of Table 2: x clients, two priority levels.
+    """Resource allocator "alternating x" of [DM08] Table 2: x clients, two priority levels.
 
     The levels alternate every two clients (1, 2 at level 0; 3, 4 at level 1; 5, 6 at level
-    0, ...): that is the paper's own example (alternating 10: clients 1, 2, 5, 6, 9, 10 at
-    level 0) and SymmExtractor's ``resall-interleaved-*`` models, although the paper's prose
+    0, ...): that is [DM08]'s own example (alternating 10: clients 1, 2, 5, 6, 9, 10 at
+    level 0) and SymmExtractor's ``resall-interleaved-*`` models, although [DM08]'s prose
     says "every three".
     """
     if x < 4 or x % 2:
@@ -220,8 +222,8 @@ def alternating_resource_allocator(x: int) -> str:
 def priority_resource_allocator(priorities) -> str:
     """Resource allocator whose client ``i`` (pid i, 1-based) has priority ``priorities[i-1]``.
 
-    Seed 000 section 8.2.1, after a partially symmetric example of Sistla & Godefroid (CAV
-    2001, the paper's [39]).  Client i talks to the allocator (pid n + 1) over its own channel
+    [DM08] section 8.2.1, after a partially symmetric example of Sistla & Godefroid (CAV
+    2001, [DM08]'s reference [39]).  Client i talks to the allocator (pid n + 1) over its own channel
     ``link<i>``: request, confirmation, use the resource (``resource_user = _pid``), finished.
     The allocator waits for any request, then, from the highest level down, serves a
     requesting client of that level.  ``init`` sets the pid-indexed array ``priorities`` by
@@ -277,7 +279,8 @@ proctype allocator()
 
 
 def three_tiered(*clients: int, buffered: bool = False) -> str:
-    """Three-tiered architecture: clients, servers, one database (Table 2, a1-a2-...-ak).
+    """Three-tiered architecture: clients, servers, one database ([DM08] Table 2,
+    a1-a2-...-ak).
 
     ``three_tiered(3, 3, 2)`` has k = 3 servers with 3, 3 and 2 clients.  A client sends a
     request (with its own input channel) to its server; the server queries the database (with
@@ -402,7 +405,7 @@ proctype server(chan in)
 
 def load_balancer_fig6(servers: int = 3, clients=(2, 2, 2), blocked_client: int = 9,
                        queue: int = 3) -> str:
-    """The load-balancing system of seed 000 Fig. 6 (its running example), in Promela.
+    """The load-balancing system of [DM08] Fig. 6 (its running example), in Promela.
 
     ``clients[b]`` clients use balancer b + 1.  A client sends its pid and input channel to its
     balancer; the balancer answers 0 (denied) to the blocked client, and forwards any other
@@ -411,7 +414,7 @@ def load_balancer_fig6(servers: int = 3, clients=(2, 2, 2), blocked_client: int 
     Promela-Lite; Promela-Lite's ``null`` is the declared channel ``null``.  Pids: servers
     1..s, balancers s+1..s+b, then the clients balancer by balancer; ``blocked_client`` is a pid
     (0, init's pid, blocks nobody).  Fig. 6 itself (the defaults): |Aut(SCD)| = 288 (S3 x
-    S2 wr S3), |H| = 24 and the largest valid subgroup has order 48 (seed 000 section 7.4).
+    S2 wr S3), |H| = 24 and the largest valid subgroup has order 48 ([DM08] section 7.4).
     """
     if servers < 1 or not clients or min(clients) < 1:
         raise ValueError("a load balancer needs servers and clients")
@@ -546,14 +549,14 @@ loop:
 
 
 def hypercube(m: int) -> str:
-    """One packet routed through an ``m``-dimensional hypercube of nodes (Table 2 "md").
+    """One packet routed through an ``m``-dimensional hypercube of nodes ([DM08] Table 2 "md").
 
     Node v (pid v + 1, 0 <= v < 2^m) reads its input channel ``link<v+1>`` and has one output
     per dimension d: the input of node v xor 2^d (``run`` arguments in dimension order).
     ``init`` injects the packet at any node and names it the destination; the node holding
     the packet at its destination picks a new one, and every node forwards the packet along a
     dimension in which it differs from the destination (a table written with pid literals:
-    the simple routing algorithm the paper takes from Tanenbaum & van Steen).  TopSPIN's
+    the simple routing algorithm [DM08] takes from Tanenbaum & van Steen).  TopSPIN's
     models put that table in an inline, which SPIN 6.5.2 refuses for 5d ("inline text too
     long": over 64 KB), so here it is written where the inline would expand.
     The geometric symmetry has order 2^m m! (= |Aut(SCD)|); SymmExtractor's strict validity
@@ -755,12 +758,12 @@ GENERATORS = {f.__name__: f for f in (
     email)}
 
 
-# -------------------------------------------------------------------------------- Table 2
+# ----------------------------------------------------------------------- Table 2 of [DM08]
 
 
 @dataclass(frozen=True)
 class Config:
-    """A configuration of seed 000's Table 2 (or another published example) and its groups.
+    """A configuration of Table 2 of [DM08] (or another published example) and its groups.
 
     ``aut``, ``h`` and ``g`` are exact: |Aut(SCD(P))|; |H|, the group generated by the valid
     ones among saucy's generators; |G|, the largest valid subgroup.  ``aut`` and ``g`` follow
@@ -891,14 +894,14 @@ TABLE2: list[Config] = [
     _cube(5, ("3840", "2", "32"), (0.08, 7171.57, 957.79)),
 ]
 
-# Seed 000's running example (Fig. 6, section 7.4): servers 1-3, balancers 4-6, clients 7-12,
+# The running example of [DM08] (Fig. 6, section 7.4): servers 1-3, balancers 4-6, clients 7-12,
 # client 9 blocked.  Aut(SCD) = S_3 x (S_2 wr S_3); the valid generators give H of order 24
 # and the coset search adds (4 6)(lb1 lb3)(7 11)(cl1 cl5)(8 12)(cl2 cl6).
 FIG6 = Config("load balancer (Fig. 6)", "load_balancer_fig6", (), 288, 24, 48,
               ("288", "24", "48"))
 
 
-# ------------------------------------------------------------ client/server of seed 003
+# ------------------------------------------------------------ client/server of [DG01]
 
 
 UNDEF_REF = 255  # _undef_ref in plain Promela: never a lid (0..n-1), never renamed
@@ -917,29 +920,28 @@ def _cs_order(ref: str, others: list[str], ref_first: bool) -> list[str]:
 
 def client_server(n_clients: int, n_servers: int, ref_first: bool = True,
                   server_ref_first: bool | None = None) -> str:
-    """Seed 003's client/server system (Fig. 10, right column: the plain Promela its modified
-    Spin generates), for ``n_clients`` clients and ``n_servers`` servers, desugared by hand.
+    """The client/server system of Derepas and Gastin [DG01] (Fig. 10, right column: the plain
+    Promela its modified Spin generates), for ``n_clients`` clients and ``n_servers`` servers, desugared by hand.
 
     A client picks any server (``anyRef``), sends it ``req`` with its own lid, and waits: on
     ``ack`` it works, then sends ``rel`` and starts again; on ``nack`` it starts again.  A server
     acks a request when it is free (and becomes busy), nacks it when busy, and becomes free on
     ``rel``.  :func:`client_server_ext` is the same system in the extended syntax.
 
-    Desugaring (seed 003 section 2.2 and Fig. 10): a ``ref`` is a ``byte`` holding a lid
+    Desugaring ([DG01] section 2.2 and Fig. 10): a ``ref`` is a ``byte`` holding a lid
     (0..n-1) or :data:`UNDEF_REF`, and ref variables start undefined; ``_lid`` is
     ``(_pid - K)``, K the pid of the proctype's first instance (clients 0.., servers
     n_clients..); the public channels ``cliChan``/``serChan`` are global channel arrays indexed
     by lid; ``anyRef(server)`` is an n_servers-way ``if``.
 
-    The typos of Fig. 10 are fixed as ../shared/notes/seeds-002-004.md section 2.10 lists them:
-    ``serChan`` has one channel per server (Fig. 10 declares 3 for 2 servers); its ref field
-    references clients (it carries the requester's lid); ``cliChan`` gets the second field the
-    servers send (``ack,_lid``: the server's ref) and the clients receive it into ``_``; the
-    constants ``0`` sent in ref fields (``rel,0``, ``nack,0``) are ``_undef_ref``, which is
-    what 0 means in the paper's own 1-based encoding (section 3.2: 0 = undefined); ``_lid`` has
-    its parentheses.
+    The typos of Fig. 10 are fixed: ``serChan`` has one channel per server (Fig. 10 declares 3
+    for 2 servers); its ref field references clients (it carries the requester's lid);
+    ``cliChan`` gets the second field the servers send (``ack,_lid``: the server's ref) and the
+    clients receive it into ``_``; the constants ``0`` sent in ref fields (``rel,0``,
+    ``nack,0``) are ``_undef_ref``, which is what 0 means in [DG01]'s own 1-based encoding
+    (section 3.2: 0 = undefined); ``_lid`` has its parentheses.
 
-    ``ref_first`` puts the client's ``serv_id`` before its other locals (seed 003 section 4.2,
+    ``ref_first`` puts the client's ``serv_id`` before its other locals ([DG01] section 4.2,
     Fig. 6 "ref first"), else after them; ``server_ref_first`` (default: as ``ref_first``)
     does the same for the server's ``cli``.  In this plain text the client has no other
     locals (its public channel is global), so only the server's declarations change: the
@@ -991,7 +993,7 @@ active [{n_servers}] proctype server()
 
 def client_server_ext(n_clients: int, n_servers: int, ref_first: bool = True,
                       server_ref_first: bool | None = None) -> str:
-    """:func:`client_server` in seed 003's extended syntax (Fig. 10, left column, with the
+    """:func:`client_server` in the extended syntax of [DG01] (Fig. 10, left column, with the
     same typo fixes): ``ref``, ``public chan``, ``anyRef``, ``_lid``, ``P[r].c``,
     ``_undef_ref``.  Desugared as section 2.2 says, it is :func:`client_server`'s text (up to
     layout and comments): the two are written side by side on purpose.

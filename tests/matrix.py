@@ -1,4 +1,4 @@
-"""The storage-mode matrix (issue 16): storage modes x strategies x models, each cell a real
+"""The storage-mode matrix: storage modes x strategies x models, each cell a real
 ``verify`` (spin, gcc, pan), checked against plain SPIN in the same mode, against the
 default hash table, and against the orbit oracle of the breadth-first graph.
 

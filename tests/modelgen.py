@@ -335,7 +335,7 @@ def copy_model(path: Path, into: Path) -> Path:
 
 # --------------------------------------------------------------------------- model families
 #
-# Generated models come from tests/families.py (seed 000's families); FAMILIES lists the sizes
+# Generated models come from tests/families.py (the families of [DM08]); FAMILIES lists the sizes
 # whose counts are known (published, and reproduced with plain spin 6.5.2 with -DSAFETY
 # -DNOREDUCE).
 

@@ -68,7 +68,7 @@ from pycparser import c_ast, c_parser
 
 from topspin_py.promela import Model, ast
 from topspin_py.promela.model import INIT
-from topspin_py.symmetry.types import LAST_SLOT
+from topspin_py.symmetry.inference import LAST_SLOT
 
 # Members of every Pk that are pan's own: the pid, the proctype, the program counter.
 PK_HEADER = frozenset({"_pid", "_t", "_p", "_priority"})

@@ -1,9 +1,9 @@
-"""A pure-Python reference of seed 003's pseudo-sort (Derepas & Gastin, Fig. 3), and the exact
-canonical form it approximates, on abstract state vectors.
+"""A pure-Python reference of the pseudo-sort of Derepas and Gastin [DG01] (Fig. 3), and the
+exact canonical form it approximates, on abstract state vectors.
 
 Why
 ---
-Seed 003 reduces a state by *pseudo-sorting* it: for each proctype in turn, sort the tuples of
+[DG01] reduces a state by *pseudo-sorting* it: for each proctype in turn, sort the tuples of
 its processes lexicographically with a classical sort whose exchange operation ``Exch_i(k, l)``
 swaps the k-th and l-th tuples **and renames every reference to those processes** anywhere in
 the vector.  The renaming can change the order of tuples already compared, so the result need
@@ -34,7 +34,7 @@ undefined value alone.  The lexicographic order compares raw values, so **the en
 the result** where an undefined reference is compared with a defined one (0 is the least value,
 255 the greatest): give the encoding the C uses.  :func:`convert` re-encodes a state.
 
-The permutation action (seed 003 Def. 1, in the "moves to" convention)
+The permutation action ([DG01] Def. 1, in the "moves to" convention)
 -----------------------------------------------------------------------
 ``perm[t][k] = j``: the instance of type t at position k moves to position j, and every reference
 to (t, k) becomes a reference to (t, j).  ``apply(apply(s, p), q) == apply(s, p then q)``.
@@ -175,7 +175,7 @@ def _rename(schema: Schema, state: State, target: int, mapping: Callable[[int], 
 
 
 def exchange(schema: Schema, state: State, target: int, k: int, m: int, enc: Encoding = PRODUCT) -> State:
-    """Seed 003's ``Exch_i(k, l)`` with l = ``m``: swap the k-th and m-th tuples of proctype ``target`` and
+    """[DG01]'s ``Exch_i(k, l)`` with l = ``m``: swap the k-th and m-th tuples of proctype ``target`` and
     rename every reference to them (k <-> m), wherever it is."""
     tuples = list(state.procs[target])
     tuples[k], tuples[m] = tuples[m], tuples[k]
@@ -272,7 +272,7 @@ SORTS: dict[str, Callable[[_Sorter], None]] = {
 
 def pseudo_sort(schema: Schema, state: State, enc: Encoding = PRODUCT, algorithm: str = "insertion",
                 types: Sequence[str] | None = None) -> State:
-    """Seed 003's ``pseudoSortStateVector()``: sort the tuples of each proctype in turn (schema
+    """[DG01]'s ``pseudoSortStateVector()``: sort the tuples of each proctype in turn (schema
     order, or the names in ``types``) with the named sort (:data:`SORTS`), every exchange
     renaming references.  The result is in the orbit of ``state`` but need not be sorted."""
     sort = SORTS[algorithm]

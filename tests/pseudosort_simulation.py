@@ -1,10 +1,10 @@
-"""What a pseudo-sort reduction stores on seed 003's client/server model, simulated in Python
+"""What a pseudo-sort reduction stores on the client/server model of [DG01], simulated in Python
 over plain SPIN's state graph: the numbers the product's pseudo-sort splice should be compared
 with, and the two readings of "reduce after each new state".
 
 Why
 ---
-Seed 003 Prop. 1 builds the reduced system ``T' = {(s, f(s')) | (s, s') in T}``: the search
+[DG01] Prop. 1 builds the reduced system ``T' = {(s, f(s')) | (s, s') in T}``: the search
 *continues from* the representative ``f(s')``.  A splice into pan's ``h_store`` stores ``f(s')``
 but continues from ``s'`` itself (pan never sees the permuted vector).  Both are sound (every
 orbit is met), but they store different numbers of states: the first set is order-independent
@@ -157,7 +157,7 @@ def store_rep_continue_state(g: Graph, f: Sequence[int], seed: int | None = None
 
 
 def continue_from_rep(g: Graph, f: Sequence[int]) -> set[int]:
-    """The states reachable in seed 003's T' from f(initial) (order-independent): the nodes
+    """The states reachable in [DG01]'s T' from f(initial) (order-independent): the nodes
     stored."""
     seen, stack = {f[g.root]}, [f[g.root]]
     while stack:

@@ -35,11 +35,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from differential import (STRATEGY_NAMES, Comparison, check_counts, check_verdicts, explore_graph,
-                          oracle_flags, verify_every_way)
+from differential import (
+    STRATEGY_NAMES,
+    Comparison,
+    check_counts,
+    check_verdicts,
+    explore_graph,
+    oracle_flags,
+    verify_every_way,
+)
 from randommodels import ACCEPT, PROGRESS, ModelSpec
 from statespace import GroupAction, closure_violations, count_orbits
 from transitions import format_violations, transition_violations
+
 from topspin_py.promela import load_model
 from topspin_py.symmetry.detect import Group, detect
 

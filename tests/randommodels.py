@@ -1,5 +1,5 @@
 """Random small Promela models with symmetry, and with defects that single out a process, for
-property-based differential tests (tests/test_random_models.py, issues 5 and 11).
+property-based differential tests (tests/test_random_models.py).
 
 Why
 ---
@@ -52,7 +52,7 @@ initial value in one slot of ``st`` (or a lock that starts held), a process run 
 different argument, or an assertion naming one pid.
 
 The second family are the constructs a symmetry analysis gets wrong when it forgets a place
-where a pid is meant (issue 11).  Each is placed so that it guards an error that only a path
+where a pid is meant.  Each is placed so that it guards an error that only a path
 of the process it names reaches: a permutation that moves that process maps states where the
 error is reported onto states where it is not, which the transition oracle sees and a reduced
 search may act on.
@@ -801,7 +801,7 @@ class _Draws:
         whats = [w for w in WATCHING[where] if (self.enabled_allowed or w != BLOCKED)
                  and (self.labellable or w != AT_LABEL)
                  and (single or (w != COMPUTED_INDEX and w in BENIGN.get(where, WATCHING[where])))]
-        # Remote references twice as often: the places issue 11 found overlooked.
+        # Remote references twice as often: the places an analysis overlooks most.
         what = draw(st.sampled_from(whats + [w for w in whats if w in (AT_LABEL, MARKED)]))
         pids = (draw(st.sampled_from(self.pids)),) if single else tuple(self.pids)
         spelling = self.spelling(pids[0]) if single else \

@@ -146,9 +146,9 @@ from oracle_layout import (
     read_vector_layout,
 )
 
-from topspin_py.pan import toolchain
+from topspin_py.pan import loading
 from topspin_py.promela import Model, load_model
-from topspin_py.symmetry.types import CHAN, PID, domain_of
+from topspin_py.symmetry.inference import CHAN, PID, domain_of
 from topspin_py.symmetry.validity import Alpha
 
 if TYPE_CHECKING:
@@ -376,7 +376,7 @@ def explore(model_path: str | Path, workdir: str | Path, flags: Sequence[str] = 
         pan_c.write_text(text.replace(_BFS_STORED, _BFS_STORED + _BFS_DUMP), encoding="latin-1")
     # The Model as this pan checks it: whether its pan.m resets dead locals decides whether a
     # permutation may move what 0 names in a local (the same question verify asks).
-    model = toolchain.as_checked_by(model, workdir)
+    model = loading.as_checked_by(model, workdir)
     header = read_pan_h(workdir, flags)
     creations = read_creations(text)
     structs = _vector_structs(header)

@@ -1,4 +1,4 @@
-"""No traceback on any input, and exit status 2 for everything that is not a verdict (issue 12).
+"""No traceback on any input, and exit status 2 for everything that is not a verdict.
 
 Whatever the bytes of the model file, ``topspin-py detect`` (which parses the model with our
 front end, runs ``spin -a`` and the symmetry analysis) ends with exit status 0 or 2 and never
@@ -16,10 +16,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from conftest import MODELS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from conftest import MODELS
 
 SEEDS = sorted((MODELS / "soundness").glob("*.pml"))
 # Bytes a mutation puts in: Promela's punctuation, a NUL, a Latin-1 letter, an invalid UTF-8

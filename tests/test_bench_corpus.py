@@ -22,7 +22,9 @@ from conftest import CORPUS, REPO
 sys.path.insert(0, str(REPO))
 
 from bench import corpus_symmetry  # noqa: E402
-from topspin_py.pan import toolchain  # noqa: E402
+from topspin_py.pan import (
+    loading,  # noqa: E402
+    )
 from topspin_py.symmetry.detect import acting_on_states, detect  # noqa: E402
 
 PETERSON, HELLO, REJECTED = "spin-examples/peterson.pml", "spin-all/Examples/hello.pml", "beem/train-gate.1.pm"
@@ -51,7 +53,7 @@ def test_peterson_swap_and_its_reduction(measured, tmp_path):
     plain, reduced = row["plain"], row["reduced"]
     assert (plain["status"], plain["states"], plain["complete"], plain["group_order"]) == ("ok", 55, True, 1)
     # The orbit oracle: plain SPIN's states under the swap, with the bench's gcc and pan flags.
-    model = toolchain.load_model_checked(corpus / PETERSON, ())
+    model = loading.load_model_checked(corpus / PETERSON, ())
     group = acting_on_states(detect(model))
     flags = tuple(f"-D{d}" for d in corpus_symmetry.DEFINES if not d.startswith("MEMLIM"))
     space = S.explore(corpus / PETERSON, tmp_path / "explore", flags=flags, pan_args=("-E", "-A"), group=group)

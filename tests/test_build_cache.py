@@ -173,7 +173,7 @@ def test_the_fingerprint_follows_every_python_file(tmp_path):
     copy = tmp_path / "topspin_py"
     shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
     assert build_cache.package_fingerprint(copy) == build_cache.package_fingerprint(package)
-    edited = copy / "symmetry" / "validity.py"
+    edited = copy / "symmetry" / "validity" / "checker.py"
     edited.write_text(edited.read_text() + "\n# an edit\n")
     assert build_cache.package_fingerprint.__wrapped__(copy) != build_cache.package_fingerprint(package)
 

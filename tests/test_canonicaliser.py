@@ -11,14 +11,14 @@ generators (closed under the group when the initial state is not fixed by it).
 Checked, for every strategy of ``topspin_py.codegen.render.STRATEGIES``:
 
 * rep(s) is in the orbit of s, for every reachable s;
-* rep(rep(s)) == rep(s) for every strategy that says it is idempotent (all but seed 003's
+* rep(rep(s)) == rep(s) for every strategy that says it is idempotent (all but [DG01]'s
   pseudo-sort), and rep(s) does not depend on the bytes of ``now`` beyond vsize;
 * rep keeps every byte pan masks (header, ``_pid``, padding) and vsize;
 * exact strategies: rep(g(s)) == rep(s) for random g, one representative per orbit, and the
   reduced search of the same library stores exactly one state per orbit;
 * approximate strategies may take states of different orbits for one, so rep(s) need not be in
   the orbit of s, nor be a state at all: one that coarsens a complete strategy c
-  (``Strategy.coarsens``) must give rep(s) == rep(c(s)) (seed 001, Prop. 1(3): a function of
+  (``Strategy.coarsens``) must give rep(s) == rep(c(s)) ([BDLM07], Prop. 1(3): a function of
   c's canonical form), and its reduced search stores at most plain SPIN's count;
 * a strategy made for one kind of group only (``Strategy.symmetric_trees_only``) refuses the
   others, and only those, with a CodegenError.
@@ -79,7 +79,7 @@ CASES = [
     Case("hypercube3", source=families.hypercube(3), slow=True),
     Case("spin-peterson", corpus="spin-examples/peterson.pml"),       # active [2], 1 - _pid
     Case("manna-pnueli", corpus="spin-examples/manna_pnueli.pml"),    # client pids in globals
-    # Written with the ref/public extension (seed 003): cbuild.prepare gives spin the desugared
+    # Written with the ref/public extension ([DG01]): cbuild.prepare gives spin the desugared
     # program (spin -o1) and the group is the declared one.  Three peers with a global ref
     # and a public byte (the global array turns[3]); two clients and two servers, whose refs
     # hold local ids (a client's serv_id names pid serv_id + 2) and whose public mailboxes
@@ -278,7 +278,7 @@ def violations(space: Space, library: cbuild.Library, exactness: str,
             n = space.number[keys[i]]
             started = space.started[first + i]
 
-            def note(check: str, what: str) -> None:
+            def note(check: str, what: str, number=number, context=context, i=i, started=started) -> None:
                 found.note(check, f"context {number} (vsize {context.vsize}), state {i}: {what}", started)
 
             if status[i] & cbuild.VSIZE_CHANGED:

@@ -1,4 +1,4 @@
-"""``--check-symmetry`` over every corpus model with a non-trivial group (topspin_py/pan/symcheck.py).
+"""``--check-symmetry`` over every corpus model with a non-trivial group (topspin_py/symcheck.py).
 
 The models: the symmetry corpus (../shared/corpus/topspin, spin-examples) and every model of the
 wider corpus whose group acting on states is not trivial in the corpus benchmark's run
@@ -19,9 +19,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import CORPUS, REPO, corpus_files
-from topspin_py.pan import symcheck
+
+from topspin_py import symcheck
 from topspin_py.reduce import reduce_in
 from topspin_py.verify import VerifyOptions, prepare
 

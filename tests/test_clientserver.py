@@ -1,8 +1,8 @@
-"""Seed 003's client/server model (tests/families.py ``client_server``): plain SPIN's counts,
-and the exact number of orbits of its declared symmetry, from an oracle that shares no code with
-the product's detection or C (tests/clientserver_orbits.py).
+"""The client/server model of Derepas and Gastin [DG01] (tests/families.py ``client_server``):
+plain SPIN's counts, and the exact number of orbits of its declared symmetry, from an oracle
+that shares no code with the product's detection or C (tests/clientserver_orbits.py).
 
-Plain SPIN 6.5.2 is the reference for the unreduced counts.  They are far above seed 003
+Plain SPIN 6.5.2 is the reference for the unreduced counts.  They are far above [DG01]
 Fig. 6's "no reduction" column (63, 918, 16,929, 375,678 for n = 2..5): the corrected Fig. 10
 listing has four channels of capacity 4 whose contents, and every interleaving of the clients'
 and servers' separate steps (choose, send, receive, reply), are states.  n clients and n
@@ -164,7 +164,7 @@ def test_the_extended_model_reduces_to_the_orbit_oracle(tmp_path: Path, ref_firs
 
 
 def test_pseudosort_depends_on_the_declaration_order(tmp_path: Path):
-    # Seed 003 section 4.2 / Fig. 6: pseudo-sort compares the tuples in declaration order, so
+    # [DG01] section 4.2 / Fig. 6: pseudo-sort compares the tuples in declaration order, so
     # where the client's ref is declared changes what it reduces.  (In the paper ref first
     # reduces more; in this corrected model the simulation of tests/pseudosort_simulation.py
     # and pan agree that ref last does.)  Both stay between the orbits and plain.

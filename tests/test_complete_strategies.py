@@ -2,19 +2,19 @@
 
 Each maps a state to a local minimum of its orbit, so a reduced search stores at least the
 exact count (one state per orbit) and at most plain SPIN's count.  The exact counts are the
-published ones (seed 001 Fig. 3 for Peterson, TopSPIN's manual for e-mail: tests/
+published ones ([BDLM07] Fig. 3 for Peterson, TopSPIN's manual for e-mail: tests/
 test_reduction.py); plain SPIN's are measured here, from the reference itself.  On Peterson,
 processes with the same local state, flag and waiting-room turns are interchangeable by a
 symmetry of the state, so sorting by that key alone picks one state per orbit: ``sorted`` is
-exact there (seed 001 Fig. 8: TopSPIN's sorted strategy is memory-optimal on Peterson).
+exact there ([BDLM07] Fig. 8: TopSPIN's sorted strategy is memory-optimal on Peterson).
 """
 
 from __future__ import annotations
 
-import pytest
-
 import families
+import pytest
 from cbuild import prepare
+
 from topspin_py.codegen.render import STRATEGIES, render_canonicaliser
 from topspin_py.verify import VerifyOptions, verify
 

@@ -1,5 +1,5 @@
-"""Proctype copies merged into one proctype (topspin_py/promela/copies.py; issue 15's "copies
-that differ only in their name and in constants that act as ids are one family").
+"""Proctype copies merged into one proctype (topspin_py/promela/copies.py: copies
+that differ only in their name and in constants that act as ids are one family).
 
 The merge rewrites the program spin checks, so its first obligation is to leave the program's
 behaviour alone: plain SPIN must give the rewritten program exactly the counts (states,
@@ -23,9 +23,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from conftest import MODELS, REPO
 from modelgen import run_spin
+
 from topspin_py.promela import load_model, print_spec
 from topspin_py.symmetry.detect import detect
 

@@ -1,4 +1,4 @@
-"""The front end against spin 6.5.2 on the wider corpus (issue 12).
+"""The front end against spin 6.5.2 on the wider corpus.
 
 ../shared/corpus/MANIFEST.tsv lists every model file of the corpus (SPIN's own examples and
 tests, the BEEM models, the spins case studies, the symmetry corpus) with what ``spin -a`` said
@@ -48,7 +48,7 @@ parts, each run alone: the counts on the 76 models whose search took at most ``_
 twice on each of the 354 models, 31 s; parsing and printing them, and the rejected ones, 27 s.
 
 For every model spin rejects (``test_rejected_as_spin_rejects_it``): our parser rejects it, or
-``spin -a`` run as ``verify`` runs it (toolchain.check_with_spin) raises spin's own message at
+``spin -a`` run as ``verify`` runs it (loading.check_with_spin) raises spin's own message at
 spin's file and line; ``test_cli_shows_spins_message`` checks what the user sees for a few.
 
 Everything skips cleanly when the corpus is absent.
@@ -275,7 +275,7 @@ def test_printed_text_gives_the_same_counts(corpus: Path, name: str):
 @pytest.mark.parametrize("name", sorted(REJECTED))
 def test_rejected_as_spin_rejects_it(corpus: Path, name: str):
     from topspin_py.errors import ModelError, PromelaSyntaxError
-    from topspin_py.pan import toolchain
+    from topspin_py.pan import loading
     from topspin_py.promela import parse_file
 
     path = _model(corpus, name)
@@ -287,7 +287,7 @@ def test_rejected_as_spin_rejects_it(corpus: Path, name: str):
         assert name == "spin-all/Examples/LTL/patterns.pml", err.render()
         return
     with pytest.raises(ModelError) as info:
-        toolchain.check_with_spin(path, [])
+        loading.check_with_spin(path, [])
     # spin's line is "spin: FILE:LINE, Error: MESSAGE"; we show "FILE:LINE: error: spin rejects
     # the model: MESSAGE" (tabs and runs of spaces as one space).
     match = re.fullmatch(r"spin: (?P<file>[^:]+):(?P<line>\d+), Error: (?P<message>.*)", spins)
@@ -320,7 +320,7 @@ def test_ltl_operator_under_a_bitwise_and(corpus: Path):
 # What the user sees: verify parses the model, then runs spin -a; a model spin rejects is an
 # error at spin's position with spin's message, exit status 2, and no traceback.  Where our
 # parser stops first (patterns.pml), spin is asked too and its message is the one shown
-# (toolchain.load_model_checked).
+# (loading.load_model_checked).
 CLI_CASES = ["beem/production_cell.1.pm", "beem/train-gate.1.pm",
              "spins-case-studies/Samples/p342.pftp.ses1.pml", "spin-all/Examples/LTL/patterns.pml"]
 

@@ -2,13 +2,14 @@
 
 For every model of the corpus: it parses, the printer's text parses back to an equal AST, and
 plain spin gives the printed text the same state count as the original.  The spin runs use
-``-DSAFETY -DNOREDUCE`` and ``pan -m10000000 -w20 -E -A`` (``-E -A``: no end-state or
-assertion checks, so that the whole state space is searched even where the model has a real
-bug), with gcc -O1, which compiles pan.c in half the time of -O2.  leader.pml has about 2e6 states without partial order reduction, so it is compared with
-POR on (14e3 states) and, marked slow, also without.  soil3.p's state space is beyond a test
-(plain spin with POR stores 22.7e6 states within 400 steps and does not finish in 6 minutes):
-its printed text must give the same counts within 100 steps (``-m100``: 106,568 states without
-POR), where pan's depth-first search is as deterministic as a whole one.
+``-DSAFETY -DNOREDUCE`` and ``pan -m10000000 -w20 -E -A`` (``-E -A``: no end-state or assertion
+checks, so that the whole state space is searched even where the model has a real bug), with gcc
+-O1, which compiles pan.c in half the time of -O2.  leader.pml has about 2e6 states without
+partial order reduction, so it is compared with POR on (14e3 states) and, marked slow, also
+without.  soil3.p's state space is beyond a test (plain spin with POR stores 22.7e6 states
+within 400 steps and does not finish in 6 minutes): its printed text must give the same counts
+within 100 steps (``-m100``: 106,568 states without POR), where pan's depth-first search is as
+deterministic as a whole one.
 
 Everything skips cleanly when the corpus is absent.
 """
@@ -18,7 +19,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import CORPUS, corpus_files
 from modelgen import run_spin
 

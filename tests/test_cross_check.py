@@ -1,5 +1,5 @@
 """``verify --cross-check``: the same search with and without partial order reduction, verdicts
-compared (issue 16).
+compared.
 
 The reference is plain SPIN: each case runs spin, gcc and pan itself, with pan's default
 partial order reduction and with -DNOREDUCE, and the reduced tool's two runs must have the
@@ -17,10 +17,10 @@ import re
 import shutil
 
 import pytest
-
 from conftest import MODELS
 from modelgen import have_toolchain, run_spin
 from test_cli import topspin
+
 from topspin_py.result import PorRun, Result, error_kind
 
 pytestmark = pytest.mark.skipif(not have_toolchain(), reason="spin and gcc are needed")
@@ -77,7 +77,7 @@ def test_cross_check_in_the_summary(tmp_path):
 
 
 def test_cross_check_refuses_bfs_bitstate_before_any_work(tmp_path):
-    # -DBFS -DBITSTATE with symmetry needs -DNOREDUCE (verify.refuse_with_symmetry): the run
+    # -DBFS -DBITSTATE with symmetry needs -DNOREDUCE (refusals.refuse_with_symmetry): the run
     # with partial order reduction cannot be made, and the user hears so before anything runs.
     shutil.copy(MODELS / "ltl_process1.pml", tmp_path / "m.pml")
     run = topspin("verify", "--cross-check", "-DBFS", "-DBITSTATE", "-DNOREDUCE", "m.pml",

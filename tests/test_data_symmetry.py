@@ -1,12 +1,12 @@
-"""Data symmetry (issue 15): permutations of the values of a scalar domain, with the processes
+"""Data symmetry: permutations of the values of a scalar domain, with the processes
 and channels.
 
 A class of data variables and message fields that only stores constants and its own values and
 compares them with ``==``/``!=`` (and with a constant by order) is a scalar domain
-(symmetry/types.py); its values are points of the group like pids and channels, renamed in the
-text by validity.py and in the states by the canonicaliser (templates/_apply.c.j2) and by the
-oracles (tests/statespace.py).  A hypercube whose routing table names dimensions (Table 2's
-model) gets the geometric group 2^m m! where the program lets the dimensions be permuted: a
+(symmetry/inference/); its values are points of the group like pids and channels, renamed in the
+text by symmetry/validity/ and in the states by the canonicaliser (templates/_apply.c.j2) and by the
+oracles (tests/statespace.py).  A hypercube whose routing table names dimensions (the model of
+[DM08] Table 2) gets the geometric group 2^m m! where the program lets the dimensions be permuted: a
 dimension swap renames the values of ``chosen`` and the parameters ``out1`` .. ``outm``
 together (validity.param_permutation, slot constants).  ``/* topspin: scalarset dim */``
 declares an mtype subtype a scalarset (promela/pragmas.py).
@@ -23,16 +23,16 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
-
 import families
+import pytest
 from conftest import REPO
 from differential import check_against_plain, group_in_force, orbit_count, verify_every_way
 from transitions import explore_transitions, format_violations, group_violations
+
 from topspin_py.errors import ModelError
 from topspin_py.promela import load_model
 from topspin_py.symmetry.detect import detect
-from topspin_py.symmetry.types import infer_types
+from topspin_py.symmetry.inference import infer_types
 from topspin_py.symmetry.validity import Alpha, Checker
 
 

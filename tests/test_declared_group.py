@@ -1,4 +1,4 @@
-"""The group a model written with the ref/public extension declares (seed 003): checked against
+"""The group a model written with the ref/public extension declares ([DG01]): checked against
 the program with the validity check, and used.
 
 * tests/models/extension/ref_token.pml: three peers pass a token named by a global ref, each
@@ -19,10 +19,10 @@ import sys
 
 import pytest
 import statespace as S
-
 from conftest import MODELS
+
 from topspin_py.codegen.render import STRATEGIES
-from topspin_py.pan import toolchain
+from topspin_py.pan import loading
 from topspin_py.promela import load_model
 from topspin_py.symmetry.detect import detect
 from topspin_py.verify import VerifyOptions, verify
@@ -43,7 +43,7 @@ def oracle(tmp_path_factory):
     space = S.explore(plain, workdir / "explore", group=group)
     # Without -o1 spin might reset a dead ref local to 0 (instance 0); this model has none,
     # so plain spin's state space is the one the reduced search (built with -o1) explores.
-    assert not toolchain.resets_dead_locals(workdir / "explore")
+    assert not loading.resets_dead_locals(workdir / "explore")
     orbits = S.count_orbits(space, [group.alpha(g) for g in group.perm_group.generate()]).count
     return group, len(space.records), orbits
 

@@ -1,4 +1,5 @@
-"""Desugaring the ref/public extension into plain Promela (seed 003 Fig. 10, typos fixed).
+"""Desugaring the ref/public extension into plain Promela (Derepas and Gastin [DG01],
+Fig. 10, typos fixed).
 
 The references are plain SPIN and text written by hand: the desugared text of a small model is
 compared with what we wrote ourselves from the translation scheme, spin accepts what

@@ -1,12 +1,12 @@
-"""Differential tests: every model we have, plain SPIN against every registered strategy
-(issue 5).  The checks are those of tests/differential.py: the same verdict and kind of first
+"""Differential tests: every model we have, plain SPIN against every registered strategy.
+The checks are those of tests/differential.py: the same verdict and kind of first
 error; exact strategies store the orbit oracle's count where the oracle runs, never more than
 plain SPIN, and all the same; a trivial group falls back to plain SPIN's numbers.
 
 Which runs
 ----------
 * tests/models/*.pml and tests/models/extension/*.pml (models written with the ref/public
-  extension of seed 003: verify desugars them and runs spin -o1 on the desugared program, which
+  extension of [DG01]: verify desugars them and runs spin -o1 on the desugared program, which
   is plain SPIN's reference here too, and the orbit oracle explores that program with the
   declared group): every ``expect:`` run of every model that verifies (tests/models/bad/ is
   refused by the front end and has no verdict).  Where a header gives the group's ``order``,
@@ -16,14 +16,15 @@ Which runs
   process...).  A trivial group makes every strategy run plain SPIN's own pipeline, which
   costs a gcc -O2 build per strategy and tells nothing new, so for those runs the test only
   checks that every strategy chooses the fallback, except on FALLBACK_SAMPLE, whose runs check
-  the fallback itself on an invalid end state, an acceptance cycle and a clean model.  A run with weak fairness (pan -f) has no reduced
-  verdict to compare: every strategy must refuse it, before it builds anything.
+  the fallback itself on an invalid end state, an acceptance cycle and a clean model.  A run
+  with weak fairness (pan -f) has no reduced verdict to compare: every strategy must refuse it,
+  before it builds anything.
 * the shared corpus: every model, with the flags chosen per model in CORPUS_RUNS.  The orbit
   oracle runs where plain SPIN stores at most ORACLE_MAX_STATES states under -DNOREDUCE and
   the group is small enough for Python to enumerate per orbit; the models that
   test_oracles.py already counts under -DNOREDUCE run here with partial order reduction
   instead, which nothing else combines with symmetry reduction on real models.
-* models written while probing for this issue that showed a product bug or gap (a receive
+* models written while probing for such differences that showed a product bug or gap (a receive
   into _pid, processes started one by one, an accept label inside atomic), each with the
   numbers it showed before the fix;
 * the checks themselves, on made-up results: a complete or approximate strategy (markers-exact,
@@ -35,22 +36,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
-from conftest import MODELS, corpus_files
 import differential
-from differential import (STRATEGY_NAMES, Comparison, check_against_plain, group_in_force,
-                          orbit_count, run, verify_every_way)
+import pytest
+from conftest import MODELS, corpus_files
+from differential import (
+    STRATEGY_NAMES,
+    Comparison,
+    check_against_plain,
+    group_in_force,
+    orbit_count,
+    run,
+    verify_every_way,
+)
 from modelgen import HeaderError, read_header
+
 from topspin_py.codegen.registry import Strategy
 from topspin_py.errors import UsageError
+from topspin_py.reduce import strategy_choice
 from topspin_py.result import Result
-from topspin_py.reduce import choose_strategy
 from topspin_py.verify import VerifyOptions, verify
 
 ORACLE_MAX_STATES = 100_000
 ORACLE_MAX_ORDER = 1_000  # count_orbits applies every element to one state of each orbit
-EXTENSION_MODELS = MODELS / "extension"   # written with the ref/public extension (seed 003)
+EXTENSION_MODELS = MODELS / "extension"   # written with the ref/public extension ([DG01])
 
 
 # ------------------------------------------------------------------------------ tests/models
@@ -76,10 +84,10 @@ def _model_runs() -> list[ModelRun]:
             continue  # test_models.py reports broken headers
         if header.error is not None:
             continue  # refused by the front end: no verdict to compare
-        for index, run in enumerate(header.runs):
-            words = (*run.flags, *run.defines)
+        for index, header_run in enumerate(header.runs):
+            words = (*header_run.flags, *header_run.defines)
             assert all(w.startswith("-D") for w in words), f"{path.name}: {words}"
-            runs.append(ModelRun(path, index, tuple(w[2:] for w in words), run.pan, run.order))
+            runs.append(ModelRun(path, index, tuple(w[2:] for w in words), header_run.pan, header_run.order))
     return runs
 
 
@@ -95,7 +103,7 @@ def assert_falls_back(group) -> None:
     built), which FALLBACK_SAMPLE checks by running it; a build per strategy would tell
     nothing new."""
     for strategy in ("auto", *STRATEGY_NAMES):
-        assert choose_strategy(strategy, group) == "none", strategy
+        assert strategy_choice(strategy, group).name == "none", strategy
 
 
 def test_model_runs_are_found():

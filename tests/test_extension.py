@@ -1,11 +1,11 @@
-"""The ref/public extension of seed 003 (Derepas & Gastin): its syntax and its rules.
+"""The ref/public extension of Derepas and Gastin [DG01]: its syntax and its rules.
 
 Syntax: ``ref P x``, ``public`` declarations in a proctype, ``P[r].x``, ``anyRef(P)``, ``_lid``
 and ``_undef_ref`` parse into the extension's nodes, print back to text that parses to an equal
 AST, and leave plain Promela as it was (a variable may still be called ``ref``; ``P[1]:x`` is
 still a remote reference and ``a[i].f`` a field).
 
-Rules (seed 003 section 2.3, Fig. 2): each forbidden form of Fig. 2 is refused at its position
+Rules ([DG01] section 2.3, Fig. 2): each forbidden form of Fig. 2 is refused at its position
 with the rule it breaks, each allowed form passes.
 """
 
@@ -140,7 +140,7 @@ def test_a_ref_to_something_that_is_not_a_proctype_is_a_syntax_error():
 
 # ----------------------------------------------------------------------------------- rules
 
-# Seed 003 Fig. 2's declarations; the statement under test goes inside proctype client.
+# The declarations of [DG01] Fig. 2; the statement under test goes inside proctype client.
 FIG2 = """\
 ref client cli;
 int n;
@@ -169,7 +169,7 @@ def test_the_forms_fig2_allows_pass(stmt):
     assert model.refs is not None and model.extended is not None
 
 
-# Fig. 2's forbidden forms, then others of section 2.3 and the digest's list (2.12): the
+# The forbidden forms of [DG01] Fig. 2, then others of its section 2.3 and of our own: the
 # column, and the words of the message.  Line 7 is the statement's line.
 FORBIDDEN = [
     ("cli==n", 5, "'(cli == n)' compares a ref of client with a value that is not a ref", "compared only"),

@@ -1,7 +1,7 @@
 """The generated model families (tests/families.py): spin accepts them, and they behave as the
 models they reproduce.
 
-* Every family at small sizes, and every configuration of seed 000's Table 2, passes
+* Every family at small sizes, and every configuration of Table 2 of [DM08], passes
   ``spin -a``.
 * Where the shared corpus has the same configuration, plain spin finds in the generated model
   the corpus model's number of unreduced states (its baseline in corpus/README.md;
@@ -20,9 +20,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-import pytest
-
 import families as F
+import pytest
 from modelgen import run_spin
 
 FLAGS = ("-DSAFETY", "-DNOREDUCE")

@@ -183,7 +183,7 @@ IDS = """\
     ("id = 0", None),                           # written: not an id
 ])
 def test_a_parameter_that_gets_the_pid_shifted_by_a_constant_holds_pids(tmp_path, use, offset):
-    from topspin_py.symmetry.types import PID, infer_types
+    from topspin_py.symmetry.inference import PID, infer_types
 
     model = load_model(write(tmp_path, IDS.replace("USE", use)))
     types = infer_types(model)
@@ -201,7 +201,7 @@ def test_a_parameter_that_gets_the_pid_shifted_by_a_constant_holds_pids(tmp_path
 def test_which_locals_pan_resets_decides_whether_pid_k_may_move(tmp_path):
     """An id with offset K reset to 0 where it is dead would name pid K whatever the
     permutation: pid K stays put when the pan spin wrote resets the id, and only then."""
-    from topspin_py.pan import toolchain
+    from topspin_py.pan import loading
     from topspin_py.symmetry.detect import detect
 
     models = Path(__file__).resolve().parent / "models"
@@ -216,7 +216,7 @@ def test_which_locals_pan_resets_decides_whether_pid_k_may_move(tmp_path):
         workdir.mkdir()
         path = write(workdir, text, name)
         subprocess.run(["spin", "-a", name], cwd=workdir, check=True, capture_output=True)
-        model = toolchain.as_checked_by(load_model(path), workdir)
+        model = loading.as_checked_by(load_model(path), workdir)
         assert model.dead_resets == frozenset(resets)
         group = detect(model)
         assert group.order == order

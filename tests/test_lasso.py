@@ -1,4 +1,4 @@
-"""Genuine lassos under symmetry reduction (issue 16): a cycle pan closes only up to a
+"""Genuine lassos under symmetry reduction: a cycle pan closes only up to a
 permutation is unrolled into a real cycle, which real ``spin -t`` replays back to the very
 state (by values: channels, globals, every process's place and locals, the claim's place)
 the cycle starts from.
@@ -19,10 +19,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from conftest import MODELS
 from modelgen import run_spin
 from replay import CYCLE_MARK, first_steps, lasso_is_real, replay, steps
+
 from topspin_py.result import error_kind
 from topspin_py.verify import VerifyOptions, verify
 

@@ -19,7 +19,7 @@ import pytest
 from topspin_py.layout import LayoutError, StateLayout, read_layout, read_pan_h
 from topspin_py.pan import toolchain
 from topspin_py.promela.model import load_model
-from topspin_py.symmetry.types import LAST_SLOT, infer_types
+from topspin_py.symmetry.inference import LAST_SLOT, infer_types
 
 # A client/server model with everything the layout must find:
 # * `holder` and `order[]` hold pids; `waiting[]` is indexed by pid; `journal[]` too, but it is
@@ -225,7 +225,7 @@ def test_pid_and_channel_fields_of_a_client_server_model(tmp_path):
         ("P1", "who", "pid", False), ("P1", "back", "chan", False),
         ("P1", "_6_2_idle", "pid", False),  # `idle`, renamed by its block scope
         ("P1", "r.who", "pid", False), ("P1", "r.reply", "chan", False),
-        # an mtype compared with two message types only: a scalar domain (types.py)
+        # an mtype compared with two message types only: a scalar domain (symmetry/inference/)
         ("P1", "m", "scalar:m", False)}
     assert layout.proctypes[":init:"].fields == ()
     idle = next(f for f in layout.proctypes["Server"].fields if f.name == "_6_2_idle")
@@ -425,7 +425,7 @@ def test_corpus_loadbalancer(corpus, tmp_path):
                 "clients3", "null"]
     assert found(layout.state_fields) == {("State", name, "chan", False) for name in channels}
     assert found(layout.proctypes["client"].fields) == {("P0", "in", "chan", False)}
-    # msg, an mtype compared with constants only, is a scalar domain (types.py)
+    # msg, an mtype compared with constants only, is a scalar domain (symmetry/inference/)
     assert found(layout.proctypes["loadBalancer"].fields) == {("P1", "link", "chan", False),
                                                               ("P1", "msg", "scalar:msg", False)}
     assert found(layout.proctypes["server"].fields) == {
@@ -451,7 +451,7 @@ def test_corpus_2s3cs(corpus, tmp_path):
         ("P2", "link", "chan", False), ("P2", "current_server", "chan", False)}
     messages = {c.name: [f.holds for f in layout.channel_types[c.struct].message]
                 for c in layout.channels}
-    # the clients' and servers' message type: a scalar domain of the message fields (types.py)
+    # the clients' and servers' message type: a scalar domain of the message fields (symmetry/inference/)
     assert messages == {**{n: ["data", "chan"] for n in links}, **{n: ["scalar:message"] for n in others}}
     assert [p.slot for p in layout.processes] == list(range(10))
 

@@ -1,10 +1,10 @@
-"""The markers strategies of seed 001 (section 5): `markers-exact` (complete) and
-`markers-approx` (approximate), on the families of its Fig. 8 and Fig. 9, with real spin, gcc
-and pan (-DSAFETY -DNOREDUCE).
+"""The markers strategies of Bošnački et al. [BDLM07] (section 5): `markers-exact` (complete)
+and `markers-approx` (approximate), on the families of its Fig. 8 and Fig. 9, with real spin,
+gcc and pan (-DSAFETY -DNOREDUCE).
 
 * Peterson: no value inside a process names a process (``turn`` is global, ``flag`` is an array
   of data indexed by pid), so equal markers mean interchangeable processes and both strategies
-  store exactly one state per orbit (Prop. 2): seed 001 Fig. 8's counts.
+  store exactly one state per orbit ([BDLM07] Prop. 2): [BDLM07] Fig. 8's counts.
 * E-mail: messages in the clients' inboxes name clients.  markers-exact stores at least one
   state per orbit (Prop. 1(2)) and no more than plain SPIN; markers-approx may merge orbits, so
   it stores at most one per orbit.  The exact counts are TopSPIN's (shared/corpus/README.md,
@@ -23,15 +23,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import families
 import pytest
 
-import families
 from topspin_py.verify import VerifyOptions, verify
 
 SAFETY = ("SAFETY", "NOREDUCE")
 MARKERS = ("markers-exact", "markers-approx")
 
-# Seed 001, Fig. 8 (and the orbit counts of every exact strategy here).
+# [BDLM07], Fig. 8 (and the orbit counts of every exact strategy here).
 PETERSON_ORBITS = {3: 494, 4: 3_106, 5: 17_321, 6: 89_850}
 # n: (orbits, plain SPIN's states)
 EMAIL = {3: (3_902, 23_256), 4: (36_255, 852_641)}

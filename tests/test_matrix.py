@@ -1,4 +1,4 @@
-"""The storage-mode matrix of issue 16: storage modes (default, -DCOLLAPSE, -DMA=N, -DNOCOMP,
+"""The storage-mode matrix: storage modes (default, -DCOLLAPSE, -DMA=N, -DNOCOMP,
 -DBITSTATE, -DHC4, -DBFS) x every registered strategy x own and corpus models, each cell a
 real verify checked against plain SPIN in the same mode, the default hash table, the orbit
 oracle of the breadth-first graph, and real ``spin -t`` replays of its trails; the default
@@ -19,7 +19,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from conftest import CORPUS, MODELS
 from matrix import APPROXIMATE_MODES, EXACT_MODES, MODES, MatrixModel, check, describe, run_matrix
 

@@ -9,7 +9,7 @@ The header syntax is described in tests/modelgen.py.  For each ``expect:`` line 
 * ``test_roundtrip``: the front end parses the model, the printer's text parses back to an
   equal AST, and spin on the printed text gives the same counts as on the original.
 
-The models of tests/models/extension/ are written with the ref/public extension of seed 003,
+The models of tests/models/extension/ are written with the ref/public extension of [DG01],
 which spin does not read: verify desugars them and gives spin the desugared program with -o1
 (toolchain.spin_command), and so do ``test_plain_spin`` and ``test_roundtrip``, with plain spin
 on that program as the reference.
@@ -29,10 +29,22 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import MODELS
-from modelgen import (FAMILIES, FAMILY_FLAGS, FAMILY_PAN, HeaderError, Run, copy_model,
-                      generate, parse_header, read_header, run_cli, run_params, run_spin, verify_args)
+from modelgen import (
+    FAMILIES,
+    FAMILY_FLAGS,
+    FAMILY_PAN,
+    HeaderError,
+    Run,
+    copy_model,
+    generate,
+    parse_header,
+    read_header,
+    run_cli,
+    run_params,
+    run_spin,
+    verify_args,
+)
 
 GOOD = sorted(MODELS.glob("*.pml")) + sorted((MODELS / "extension").glob("*.pml"))
 BAD = sorted((MODELS / "bad").glob("*.pml"))

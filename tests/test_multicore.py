@@ -1,4 +1,4 @@
-"""SPIN's parallel searches with symmetry reduction (issue 16): multi-core depth-first
+"""SPIN's parallel searches with symmetry reduction: multi-core depth-first
 (-DNCORE=N) and parallel breadth-first (-DBFS_PAR).
 
 Every worker of a multi-core pan is a forked process with its own `now` and its own copy of
@@ -20,15 +20,15 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 import families
+import pytest
 from conftest import MODELS
+from differential import group_in_force
 from matrix import MatrixModel, bfs_orbits
 from modelgen import run_spin
 from replay import replay
 from statespace import count_orbits, explore
-from differential import group_in_force
+
 from topspin_py.errors import UsageError
 from topspin_py.verify import VerifyOptions, verify
 
@@ -124,7 +124,7 @@ def test_a_multi_core_report_is_read(tmp_path):
     # has no block, the trail has no name in it.  The model could print all of these lines:
     # the error stands on the trail pan wrote, found on disk; its counts are unknown.
     from topspin_py.pan.output import parse_pan_output
-    from topspin_py.verify import read_report
+    from topspin_py.pan.search import read_report
     output = ("cpu1: pan:1: assertion violated (inCR==1) (at depth 10)\n"
               "cpu1: pan: wrote p31.pml.cpu1_rst\n"
               "cpu1: pan: wrote trailfile\n"

@@ -17,10 +17,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import MODELS
+
 from topspin_py.cli import main
-from topspin_py.symmetry import types as types_module
+from topspin_py.symmetry import inference as types_module
 from topspin_py.verify import VerifyOptions, verify
 
 

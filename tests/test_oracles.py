@@ -1,4 +1,4 @@
-"""Oracles for symmetry reduction that do not trust the product's C (issues 4 and 5).
+"""Oracles for symmetry reduction that do not trust the product's C.
 
 Plain SPIN enumerates the unreduced state space of a small model and dumps every stored state
 vector (-DSVDUMP); tests/statespace.py applies the detected group to those vectors in Python.
@@ -8,7 +8,7 @@ vector (-DSVDUMP); tests/statespace.py applies the detected group to those vecto
   the registry whose exactness is "exact" is checked, so strategies added later are covered.
   A complete strategy stores at least one state per orbit and no more than plain SPIN.
   The orbit counts are themselves checked against the published ones where there are some
-  (shared/corpus/README.md: TopSPIN's papers and thesis, seed 001 for the Peterson family),
+  (shared/corpus/README.md: TopSPIN's papers and thesis, [BDLM07] for the Peterson family),
   and the dumps against the published unreduced counts.
 * Closure oracle: a symmetry maps reachable states to reachable states, so every generator
   ``detect`` returns must keep the reachable set closed.  Planted wrong generators show that
@@ -35,14 +35,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-import pytest
-
 import families
+import pytest
 from conftest import MODELS
 from oracle_layout import Declarations, LayoutMismatch
 from statespace import GroupAction, OracleError, StateSpace, closure_violations, count_orbits, explore
-from transitions import (ACCEPTING, ASSERTION, INVALID_END, TransitionGraph, edit_pan, explore_transitions,
-                         format_violations, transition_violations)
+from transitions import (
+    ACCEPTING,
+    ASSERTION,
+    INVALID_END,
+    TransitionGraph,
+    edit_pan,
+    explore_transitions,
+    format_violations,
+    transition_violations,
+)
+
 from topspin_py.codegen.invariants import symmetric_blocks
 from topspin_py.codegen.render import STRATEGIES, CodegenError
 from topspin_py.errors import ModelError, SourcePos
@@ -98,7 +106,7 @@ CASES = [
     Case("loadbalancer", corpus="topspin/loadbalancer.p", pan_args=("-m100000",), states=200850, slow=True),
 ]
 
-# Models written with the ref/public extension (seed 003, tests/models/extension/): explore
+# Models written with the ref/public extension ([DG01], tests/models/extension/): explore
 # gives spin their desugared program with -o1, as verify does, and their group is the one they
 # declare (detect on the extended Model), each instance with its public variables and mailboxes.
 # The orbit oracle runs on them in test_differential.py; here the closure and transition
@@ -265,7 +273,7 @@ def test_closure_oracle_catches_instances_swapped_without_their_public_mailboxes
                                                                                   proctype, mailbox):
     """clientserver_ext: `public chan` makes one mailbox per instance (the desugared global
     array cliChan[2], serChan[2]), and the declared swap of two instances exchanges their
-    mailboxes too (seed 003 2.2).  A swap built by hand that leaves the mailboxes where they
+    mailboxes too ([DG01] section 2.2).  A swap built by hand that leaves the mailboxes where they
     are is no symmetry: an instance would read the other's mailbox, and the refs naming it
     (a server's `cli`, a client's `serv_id`, the ref in each request) would name the instance
     whose mailbox the messages are not in."""
@@ -414,8 +422,10 @@ def test_transition_oracle_catches_a_swap_the_closure_oracle_misses(tmp_path):
     assert closure_violations(graph.space, swap) == []
     assert len(graph.space.keys) == 9 + 1   # the 9 values of (x[1], x[2]), and init's first state
 
-    x = lambda node: (graph.names.values(graph.vectors[node])["x[1]"],
-                      graph.names.values(graph.vectors[node])["x[2]"])
+    def x(node):
+        return (graph.names.values(graph.vectors[node])["x[1]"],
+                graph.names.values(graph.vectors[node])["x[2]"])
+
     # worker 2's assertion fails where x[2] == 1, whatever x[1]
     assert sorted(x(n) for n in graph.with_label(ASSERTION)) == [(0, 1), (1, 1), (2, 1)]
 
@@ -436,7 +446,10 @@ def test_transition_oracle_catches_swap_broken_by_pid_literal(tmp_path):
     graph = explore_transitions(path, tmp_path / "work", FLAGS, group=detect)
     swap = Alpha.of({1: 2, 2: 1}, {})
     violations = transition_violations(graph, swap)
-    st = lambda node: tuple(graph.names.values(graph.vectors[node])[f"st[{i}]"] for i in (1, 2))
+
+    def st(node):
+        return tuple(graph.names.values(graph.vectors[node])[f"st[{i}]"] for i in (1, 2))
+
     idle, busy, done = 3, 2, 1   # mtype values: SPIN numbers them from the last declared
     # the states with st[1] == done are the closure oracle's two
     assert sorted(st(v.source) for v in violations if v.kind == "node") == [(done, busy), (done, idle)]
@@ -474,7 +487,10 @@ def test_transition_oracle_puts_errors_on_the_right_states(tmp_path):
     path = tmp_path / "errors.pml"
     path.write_text(ERROR_PLACES)
     graph = explore_transitions(path, tmp_path / "work", FLAGS)
-    x = lambda node: graph.names.values(graph.vectors[node])["x"]
+
+    def x(node):
+        return graph.names.values(graph.vectors[node])["x"]
+
     assert sorted(x(n) for n in range(len(graph.vectors))) == [0, 1, 2, 5]
     assert [x(n) for n in graph.with_label(ASSERTION)] == [1]
     assert [x(n) for n in graph.with_label(INVALID_END)] == [2]

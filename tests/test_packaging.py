@@ -7,7 +7,6 @@ import sys
 import zipfile
 
 import pytest
-
 from conftest import REPO
 
 # `pip wheel REPO` builds in the repository itself (build/, topspin_py.egg-info): two builds at
@@ -24,6 +23,9 @@ def test_wheel_ships_grammar_templates_and_c_runtime(tmp_path):
     assert "topspin_py/templates/README.md" in names
     assert "topspin_py/c_runtime/README.md" in names
     assert any(name.endswith("entry_points.txt") for name in names)
+    # every module of the package: a subpackage missing from pyproject's list would be left out
+    modules = sorted(str(path.relative_to(REPO)) for path in (REPO / "topspin_py").rglob("*.py"))
+    assert len(modules) > 80 and [module for module in modules if module not in names] == []
 
 
 def test_installed_wheel_verifies_a_model_outside_the_repository(tmp_path):

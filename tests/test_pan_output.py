@@ -19,15 +19,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import MODELS
+from small_models import ASSERTION, COUNTER
 
 from topspin_py.errors import ToolchainError
 from topspin_py.pan import toolchain, trails
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.pan.progress import ProgressWatcher, parse_progress_line
-
-from conftest import MODELS
-from small_models import ASSERTION, COUNTER
-
 
 DEADLOCK = """
 chan c = [0] of { byte };
@@ -214,6 +212,7 @@ def test_watcher_reports_each_progress_line_once(progress_output):
 
 def test_display_on_a_terminal_rewrites_one_line(progress_output):
     import io
+
     from topspin_py.pan.progress import ProgressDisplay
     stream = io.StringIO()
     display = ProgressDisplay(stream, is_terminal=True)
@@ -427,7 +426,7 @@ def test_trails_pan_wrote_are_files_in_its_directory(tmp_path):
 
 
 def test_a_report_pans_files_or_flags_contradict_is_refused():
-    from topspin_py.verify import check_report_is_pans
+    from topspin_py.pan.search import check_report_is_pans
 
     one = PanReport(has_summary=True, errors=0, modes=["Partial Order Reduction"])
     several = dataclasses.replace(one, modes=["Multi-Core (NCORE=2 -z20)", "Partial Order Reduction"])
@@ -445,15 +444,15 @@ def test_a_report_pans_files_or_flags_contradict_is_refused():
 def test_the_report_of_a_pan_that_stopped_before_its_own_is_not_read():
     # the model's imitation is the last report in the output of a pan that died before its
     # own (a signal) or stopped before it (pan_exit(1)); pan exits with 0 after its report
-    from topspin_py.verify import _raise_on_pan_failure
+    from topspin_py.pan.search import raise_on_pan_failure
 
     imitation = parse_pan_output("x\n" + IMITATION)
     assert imitation.has_summary and imitation.errors == 0   # the text alone cannot tell
     with pytest.raises(ToolchainError, match="killed by signal 9"):
-        _raise_on_pan_failure(-9, "x\n" + IMITATION, imitation, [])
+        raise_on_pan_failure(-9, "x\n" + IMITATION, imitation, [])
     with pytest.raises(ToolchainError, match="exit status 1 before its report"):
-        _raise_on_pan_failure(1, "x\n" + IMITATION, imitation, [])
-    _raise_on_pan_failure(0, "x\n" + IMITATION, imitation, [])
+        raise_on_pan_failure(1, "x\n" + IMITATION, imitation, [])
+    raise_on_pan_failure(0, "x\n" + IMITATION, imitation, [])
 
 
 def test_several_processes_are_refused_for_a_model_that_can_print(tmp_path):

@@ -1,11 +1,11 @@
-"""Planted bugs in the symmetry analysis, and the tests that catch them (issue 11).
+"""Planted bugs in the symmetry analysis, and the tests that catch them.
 
 Why
 ---
-A test suite that passes says little unless it can fail.  Here two bugs of the kind issue 11
-is about are planted in the product's validity check (``topspin_py.symmetry.validity.Checker``)
-with pytest's monkeypatch, and each is shown to be caught twice, by checks that do not trust
-the analysis:
+A test suite that passes says little unless it can fail.  Here two soundness bugs (a place where
+a pid is meant, overlooked) are planted in the product's validity check
+(``topspin_py.symmetry.validity.Checker``) with pytest's monkeypatch, and each is shown to be
+caught twice, by checks that do not trust the analysis:
 
 1. *Ignores constant folding*: only literal pids are renamed, so a pid written as constant
    arithmetic (``st[N - 2]``, ``2 - 1``) or as an mtype name is left as it is, and a
@@ -38,20 +38,20 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, find, settings
-from hypothesis.errors import NoSuchExample
-
 from conftest import MODELS
 from differential import error_kind, group_in_force
+from hypothesis import HealthCheck, Phase, find, settings
+from hypothesis.errors import NoSuchExample
 from modelgen import copy_model
 from randomchecks import INDEPENDENT, Examination, examine
 from randommodels import ModelSpec, model_specs
+from test_symmetry_check import plant_values_read_as_integers
 from transitions import explore_transitions, format_violations, transition_violations
+
 from topspin_py.promela import ast, load_model
 from topspin_py.symmetry.detect import Group, detect
-from topspin_py.symmetry.types import PID, infer_types
+from topspin_py.symmetry.inference import PID, infer_types
 from topspin_py.symmetry.validity import Checker
-from test_symmetry_check import plant_values_read_as_integers
 from topspin_py.verify import VerifyOptions, verify
 
 FLAGS = ("-DSAFETY", "-DNOREDUCE")

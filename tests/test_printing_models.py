@@ -34,7 +34,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import MODELS, REPO
 from modelgen import Run, copy_model, run_params, run_spin, verify_args
 

@@ -1,7 +1,8 @@
-"""Seed 003's own pseudo-sort examples as unit tests of the generated C, through cffi.
+"""The pseudo-sort examples of Derepas and Gastin [DG01] as unit tests of the generated C,
+through cffi.
 
 The `pseudosort` strategy (templates/pseudosort.c.j2) pseudo-sorts pan's state vector ``now``.
-Here it meets the two vectors seed 003 works through by hand: the non-sortable state of section
+Here it meets the two vectors [DG01] works through by hand: the non-sortable state of section
 4.1 and the client/server configuration of Fig. 4.  Each lives in a tiny extended model
 (tests/models/extension/nonsortable.pml, fig4_clients_servers.pml) whose processes' tuples are
 exactly the paper's ``(r, v, _state)``.  The model is desugared and given to spin as verify
@@ -38,7 +39,7 @@ import pytest
 
 from topspin_py.layout.statevector import promela_name, read_layout
 from topspin_py.pan import flags as panflags
-from topspin_py.pan import toolchain
+from topspin_py.pan import loading, toolchain
 from topspin_py.promela.model import load_model
 from topspin_py.symmetry.detect import detect
 
@@ -69,7 +70,7 @@ def _prepare(model_path: Path, workdir: Path) -> cbuild.Prepared:
     source = toolchain.spin_source(model_path, model, workdir)
     assert source != model_path, f"{model_path.name} does not use the ref/public extension"
     toolchain.generate_pan(toolchain.find_toolchain(), source, str(source), list(SAFETY), source_dir)
-    model = toolchain.as_checked_by(model, source_dir)
+    model = loading.as_checked_by(model, source_dir)
     group = detect(model)
     sources = {p.name: p.read_text(errors="replace") for p in source_dir.glob("pan.[chbmpt]")}
     flags = list(panflags.choose_compile_flags(
@@ -306,7 +307,7 @@ def test_section_4_1_no_image_is_sorted_and_the_result_is_one_of_them(section41:
     written, _, result = section41.pseudo_sort(_product(A, NON_SORTABLE))
     images = _images(section41, written)
     assert len({image.flat() for image in images}) == 6
-    # the C action and the reference's (seed 003 Def. 1) agree on the orbit
+    # the C action and the reference's ([DG01] Def. 1) agree on the orbit
     assert {image.flat() for image in images} == {
         image.flat() for image in R.orbit(A, _product(A, NON_SORTABLE), R.PRODUCT)}
     assert not any(R.is_sorted(_paper(A, image)) for image in images)
@@ -409,7 +410,7 @@ def test_fig4_pseudo_sorts_as_the_reference(fig4: Bench):
 
 
 def test_fig4_sorts_the_proctypes_in_declaration_order(fig4: Bench):
-    # Seed 003 Fig. 3: "For each type of process i ... Sort(li, Exchi, Comparei)", and section
+    # [DG01] Fig. 3: "For each type of process i ... Sort(li, Exchi, Comparei)", and section
     # 4.2 sorts the clients first: 2,1,2|3,2,3|1,3,4||3,4,3|1,5,2|2,6,1 becomes
     # 1,3,4|2,1,2|3,2,3||1,4,3|2,5,2|3,6,1.
     expected = R.pseudo_sort(CLIENTS_SERVERS, FIG4, R.PAPER)
@@ -420,7 +421,7 @@ def test_fig4_sorts_the_proctypes_in_declaration_order(fig4: Bench):
 
 def test_the_harness_action_gives_the_reference_orbit_of_fig4(fig4: Bench):
     # The orbit of the Fig. 4 state under S3 x S3 (36 images, all distinct: the v are), by the
-    # harness's action and by the reference's (seed 003 Def. 1).
+    # harness's action and by the reference's ([DG01] Def. 1).
     written = fig4.write(fig4.state, _product(CLIENTS_SERVERS, FIG4))
     reference = {image.flat() for image in R.orbit(CLIENTS_SERVERS, _product(CLIENTS_SERVERS, FIG4), R.PRODUCT)}
     assert len(reference) == 36

@@ -1,4 +1,5 @@
-"""The pseudo-sort reference (tests/pseudosort_reference.py) against seed 003's own examples.
+"""The pseudo-sort reference (tests/pseudosort_reference.py) against the examples
+that Derepas and Gastin [DG01] work through themselves.
 
 Every expected vector below is copied from the seed text (/work/shared/seeds/003_*.txt,
 sections 4.1 and 4.2, paper encoding: references 1-based, 0 = undefined) or derived by hand

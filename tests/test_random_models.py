@@ -1,4 +1,4 @@
-"""Random symmetric and nearly symmetric models, verified every way (issues 5 and 11).
+"""Random symmetric and nearly symmetric models, verified every way.
 
 Why
 ---
@@ -65,7 +65,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
-
 from randomchecks import CHECKS, TRANSITIONS, VERDICTS, examine, features, search
 from randommodels import ModelSpec, model_specs
 
@@ -139,7 +138,7 @@ def check_model(spec: ModelSpec, partial_order: bool, workdir: Path) -> None:
 
 @pytest.fixture(scope="module", autouse=True)
 def soak_figure(request):
-    """After a soak run, the figure issue 11 asks for: models, non-trivial groups, failures."""
+    """After a soak run, the figure that tells how much it tried: models, non-trivial groups, failures."""
     yield
     if SOAK and TALLY["models"]:
         failed = ", ".join(f"{name} {TALLY[f'failed: {name}']}" for name in CHECKS)

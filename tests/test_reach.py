@@ -1,4 +1,4 @@
-"""-DREACH with pan -i (issue 16): the shortest error trail under symmetry reduction.
+"""-DREACH with pan -i: the shortest error trail under symmetry reduction.
 
 -DREACH makes pan search a state again when it reaches it by a shorter path; under reduction
 the depth it keeps is that of the canonical form's hash entry, so a state is searched again
@@ -19,12 +19,12 @@ import re
 import shutil
 from pathlib import Path
 
-import pytest
-
 import families
+import pytest
 from conftest import MODELS
 from modelgen import run_spin
 from replay import replay
+
 from topspin_py.verify import VerifyOptions, verify
 
 CASES = {

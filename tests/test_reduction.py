@@ -2,7 +2,7 @@
 
 Every run is real: detect the group, spin -a, read the layout from pan.h, generate the
 canonicaliser, splice it into pan.c, gcc, pan.  Reference numbers are TopSPIN's published
-reduced counts (shared/corpus/README.md; seed 001 for the Peterson family), with SPIN 6.5.2 and
+reduced counts (shared/corpus/README.md; [BDLM07] for the Peterson family), with SPIN 6.5.2 and
 -DSAFETY -DNOREDUCE unless said.
 """
 
@@ -12,9 +12,9 @@ import math
 import shutil
 import subprocess
 
+import families
 import pytest
 
-import families
 from topspin_py.codegen.render import STRATEGIES
 from topspin_py.verify import VerifyOptions, verify
 
@@ -57,7 +57,7 @@ def test_email4(corpus, strategy):
     assert (result.group_order, result.states_stored, result.transitions) == (24, 36255, 141453)
 
 
-# Seed 001 Fig. 3 / TopSPIN: 494, 3106, 17321, 89850, 442481 for N = 3..7 (exact).
+# [BDLM07] Fig. 3 / TopSPIN: 494, 3106, 17321, 89850, 442481 for N = 3..7 (exact).
 PETERSON = [(3, 494), (4, 3106), (5, 17321), (6, 89850), (7, 442481)]
 # Applying all 5040 elements of S_7 to each of 3.1 million successors takes enumerate half an
 # hour here (442481 states, measured once; TopSPIN's enumerate: 547 s): too slow for CI, and

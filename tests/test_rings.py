@@ -1,4 +1,4 @@
-"""Rings and arithmetic on ids (issue 15): successors ``(_pid + 1) % N`` with or without a pid
+"""Rings and arithmetic on ids: successors ``(_pid + 1) % N`` with or without a pid
 offset, locals that copy an expression of ``_pid`` (``1 - i``), and loops that walk every id
 inside a d_step.  The expected groups come from the reasoning in each test's comment; the
 models of tests/models/ring_*.pml, pair_copies.pml and loop_all_ids.pml check the reduced
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from topspin_py.promela import load_model
 from topspin_py.symmetry.detect import detect, group_report
-from topspin_py.symmetry.types import infer_types
+from topspin_py.symmetry.inference import infer_types
 from topspin_py.symmetry.validity import Alpha, Checker
 
 

@@ -24,9 +24,9 @@ import os
 import re
 import subprocess
 
+import families
 import pytest
 
-import families
 from topspin_py.codegen.invariants import symmetric_blocks
 from topspin_py.codegen.render import STRATEGIES, CodegenError
 from topspin_py.pan import flags as panflags

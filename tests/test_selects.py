@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from topspin_py.promela import ast, load_model
-from topspin_py.promela.parser import spin_expands_select
+from topspin_py.promela.lexer import spin_expands_select
 
 # (declarations and statement, the select's variable, what spin's lexer does with it)
 CASES = [

@@ -1,4 +1,4 @@
-"""Adversarial soundness models (tests/models/soundness/) against plain SPIN (issue 11).
+"""Adversarial soundness models (tests/models/soundness/) against plain SPIN.
 
 Each model there uses a pid or a channel id in a way that breaks the symmetry of its
 identical processes (a constant expression naming a pid, a pid in a plain byte, a bit-field too
@@ -29,7 +29,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import MODELS
 from modelgen import Run, copy_model, read_header, run_cli, run_params, run_spin, verify_args
 
@@ -137,21 +136,28 @@ def test_transition_oracle(path: Path, run: Run | None, header_error: str | None
     """Every generator the group of the search has maps plain pan's state graph onto itself:
     its stored states, moves, and the kinds of error on them (tests/transitions.py), including
     the error the model guards, which an asymmetric path reaches."""
-    from transitions import (ACCEPTING, ASSERTION, CLAIM_END, INVALID_END, explore_transitions,
-                             format_violations, group_violations)
+    from transitions import (
+        ACCEPTING,
+        ASSERTION,
+        CLAIM_END,
+        INVALID_END,
+        explore_transitions,
+        format_violations,
+        group_violations,
+    )
 
     from topspin_py.pan import flags as panflags
-    from topspin_py.pan import toolchain
+    from topspin_py.pan import loading
     from topspin_py.promela import load_model
-    from topspin_py.symmetry.detect import detect
     from topspin_py.reduce import search_context
+    from topspin_py.symmetry.detect import detect
 
     run = _require(run, header_error)
     defines = [d.removeprefix("-D") for d in run.defines]
     copied = copy_model(path, tmp_path)
     # as verify reads it: with what the pan spin writes says (dead locals, ltl claims)
     model = load_model(copied, tuple(defines))
-    model = toolchain.check_with_spin(copied, defines, model) or model
+    model = loading.check_with_spin(copied, defines, model) or model
     pan_args = list(run.pan)
     searched = search_context(model, [panflags.parse_define(d) for d in defines], pan_args)
     group = detect(searched)

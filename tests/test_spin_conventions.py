@@ -1,4 +1,4 @@
-"""SPIN's conventions (issue 12): trails, pan's flags as SPIN users write them, spin's own
+"""SPIN's conventions: trails, pan's flags as SPIN users write them, spin's own
 options and $CC/$CFLAGS, the depth limit, read-only directories.
 
 The reference is plain SPIN: ``spin -run`` on a copy of the same model, its verdict, counts,
@@ -18,10 +18,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from small_models import ASSERTION, COUNTER
 
 from topspin_py.verify import VerifyOptions, verify
-
-from small_models import ASSERTION, COUNTER
 
 REPO = Path(__file__).resolve().parent.parent
 

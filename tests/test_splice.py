@@ -21,14 +21,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
 from conftest import MODELS, corpus_files
 from modelgen import read_header
+
 from topspin_py.errors import ToolchainError
 from topspin_py.pan.output import parse_pan_output
-from topspin_py.pan.splice import (CHECK_MACRO, OBSERVE_MACRO, PATCH_POINTS, REPORT_PREFIX, SUPPORTED_BANNER,
-                                   SYM_MACRO, SpliceError, check_pan_p, spin_version, splice, splice_file,
-                                   splice_pan_c)
+from topspin_py.pan.splice import (
+    CHECK_MACRO,
+    OBSERVE_MACRO,
+    PATCH_POINTS,
+    REPORT_PREFIX,
+    SUPPORTED_BANNER,
+    SYM_MACRO,
+    SpliceError,
+    check_pan_p,
+    spin_version,
+    splice,
+    splice_file,
+    splice_pan_c,
+)
 
 GENERATED = "sym_gen.c"
 
@@ -313,7 +324,8 @@ def test_patch_points_and_header(toggle_pan_c):
     unwrapped = unwrapped.replace("TOPSPIN_REPLAY(if (readtrail) getrail());", "if (readtrail) getrail();")
     # before pan.p, the wraps of its stores (PAN_P_POINT)
     assert "#define h_store(v, n)\tTOPSPIN_STORE(h_store(v, n))" in text
-    wraps = unwrapped[unwrapped.index("\t#ifdef TOPSPIN_SYM\t/* topspin-py: pan.p"):unwrapped.index('\t#include "pan.p"')]
+    wraps = unwrapped[unwrapped.index("\t#ifdef TOPSPIN_SYM\t/* topspin-py: pan.p"):
+                      unwrapped.index('\t#include "pan.p"')]
     unwrapped = unwrapped.replace(wraps, "")
     assert unwrapped == toggle_pan_c
 

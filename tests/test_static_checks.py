@@ -1,6 +1,7 @@
-"""The guard issue 11 asks for: the symmetry analysis dispatches over the AST's node kinds with a
-``match`` that ends in ``assert_never``, and mypy (which ``make test`` runs) rejects a ``match``
-that misses a kind.  Shown on a copy of topspin_py/ with one ``case`` taken out."""
+"""A guard against an AST node kind the symmetry analysis forgets: it dispatches over the AST's
+node kinds with a ``match`` that ends in ``assert_never``, and mypy (which ``make test`` runs)
+rejects a ``match`` that misses a kind.  Shown on a copy of topspin_py/ with one ``case`` taken
+out."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
 
 
@@ -56,9 +56,9 @@ def test_mypy_passes_on_the_unmodified_copy(tmp_path):
 
 @pytest.mark.parametrize("module,cls,method,node_class", [
     # an expression kind the validity check would let through unread
-    ("topspin_py/symmetry/validity.py", "Checker", "expr", "CExpr"),
+    ("topspin_py/symmetry/validity/rewrite.py", "Rewrite", "expr", "CExpr"),
     # a statement kind the type inference would not look into
-    ("topspin_py/symmetry/types.py", "_Inference", "stmt", "Printm"),
+    ("topspin_py/symmetry/inference/unify.py", "_Inference", "stmt", "Printm"),
 ])
 def test_mypy_rejects_a_match_over_node_kinds_that_misses_one(tmp_path, module, cls, method, node_class):
     root = _copy_package(tmp_path / "copy")

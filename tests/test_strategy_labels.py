@@ -15,11 +15,10 @@ import json
 import re
 
 import pytest
-
 from conftest import REPO
+
 from topspin_py import reduce, strategies
 from topspin_py.cli import main
-from topspin_py.codegen import render as codegen_render
 from topspin_py.codegen.registry import STRATEGIES, Strategy
 from topspin_py.verify import VerifyOptions, verify
 
@@ -33,6 +32,10 @@ def _words(text: str) -> str:
     return " ".join(text.split())
 
 
+# A strategy registered after the commands were written: segmented's code generator, renamed.
+LATER = Strategy("test-later", "complete", "registered by the test", "chain", "segmented.c.j2", keys="segmented")
+
+
 def _strategy_of(exactness: str, monkeypatch) -> str:
     """A registered strategy with this exactness: a real one if the registry has one, else a
     stand-in registered for the test that generates segmented's C."""
@@ -40,11 +43,8 @@ def _strategy_of(exactness: str, monkeypatch) -> str:
     if real is not None:
         return real
     name = f"test-{exactness}"
-    monkeypatch.setitem(STRATEGIES, name, Strategy(name, exactness, f"a stand-in {exactness} strategy"))
-    render = codegen_render.render_canonicaliser   # (reduce imports it where it renders)
-    monkeypatch.setattr(codegen_render, "render_canonicaliser",
-                        lambda group, layout, strategy: render(group, layout,
-                                                               "segmented" if strategy == name else strategy))
+    monkeypatch.setitem(STRATEGIES, name, Strategy(name, exactness, f"a stand-in {exactness} strategy",
+                                                   "chain", "segmented.c.j2", keys="segmented"))
     return name
 
 
@@ -54,7 +54,7 @@ def _strategy_of(exactness: str, monkeypatch) -> str:
                                                ("patch", False), ("regress", True)])
 def test_help_lists_every_strategy_with_its_exactness(command, with_none, capsys, monkeypatch):
     # A strategy registered after the CLI was written is listed too.
-    monkeypatch.setitem(STRATEGIES, "test-later", Strategy("test-later", "complete", "registered by the test"))
+    monkeypatch.setitem(STRATEGIES, "test-later", LATER)
     with pytest.raises(SystemExit) as exit_:
         main([command, "--help"])
     assert exit_.value.code == 0
@@ -67,7 +67,7 @@ def test_help_lists_every_strategy_with_its_exactness(command, with_none, capsys
 
 
 def test_a_registered_strategy_is_accepted_by_the_commands(monkeypatch, capsys):
-    monkeypatch.setitem(STRATEGIES, "test-later", Strategy("test-later", "complete", "registered by the test"))
+    monkeypatch.setitem(STRATEGIES, "test-later", LATER)
     # argparse accepts it (the model is missing: verify's own error, exit status 2, not argparse's).
     assert main(["verify", "--strategy", "test-later", "missing.pml"]) == 2
     assert "model file not found" in capsys.readouterr().err
@@ -169,7 +169,8 @@ def test_generate_says_autos_reason_in_the_header(tmp_path, capsys):
 
 
 def test_an_unknown_exactness_label_is_warned_about_as_approximate(monkeypatch):
-    monkeypatch.setitem(STRATEGIES, "test-odd", Strategy("test-odd", "mostly", "a label nobody defined"))
+    monkeypatch.setitem(STRATEGIES, "test-odd", Strategy("test-odd", "mostly", "a label nobody defined", "chain",
+                                                        "segmented.c.j2", keys="segmented"))
     assert NOT_A_PROOF in strategies.warning("test-odd")
     assert strategies.warning("none") is None
     assert all(strategies.warning(name) is None for name, s in STRATEGIES.items() if s.exactness == "exact")

@@ -24,12 +24,11 @@ import time
 from pathlib import Path
 
 import pytest
+from modelgen import run_spin
+from small_models import COUNTER
 
 from topspin_py.pan.progress import ProgressDisplay
 from topspin_py.verify import VerifyOptions, verify
-
-from modelgen import run_spin
-from small_models import COUNTER
 
 REPO = Path(__file__).resolve().parent.parent
 

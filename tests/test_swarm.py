@@ -32,7 +32,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import MODELS, REPO
 from families import peterson
 

@@ -1,5 +1,5 @@
 """``verify --check-symmetry``: the orbits of the states plain pan meets against the forms the
-reduced pan stores, both depth first (topspin_py/pan/symcheck.py), on real spin, gcc and pan.
+reduced pan stores, both depth first (topspin_py/symcheck.py), on real spin, gcc and pan.
 
 It must agree where the symmetry is one of the model's, and it must catch the wrong "no errors"
 of a wrong symmetry without trusting the analysis: two bugs are planted here at the seams the
@@ -15,12 +15,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import MODELS
+
 from topspin_py.cli import main
 from topspin_py.promela import load_model
 from topspin_py.symmetry import validity
-from topspin_py.symmetry.types import infer_types
+from topspin_py.symmetry.inference import infer_types
 from topspin_py.verify import VerifyOptions, verify
 
 SAFETY = ("SAFETY", "NOREDUCE")
@@ -123,7 +123,8 @@ def test_the_cli_takes_the_option_with_and_without_a_budget(tmp_path, capsys):
     assert main(["verify", "--quiet", "--check-symmetry", "--gcc-opt", "-O0", str(tmp_path / "m.pml")]) == 0
     assert ("symmetry check: no difference: plain pan met every state (200); the reduced search (refine) "
             "stored exactly their 44 orbits") in capsys.readouterr().out
-    assert main(["verify", "--quiet", "--json", "--check-symmetry=30", "--gcc-opt", "-O0", str(tmp_path / "m.pml")]) == 0
+    assert main(["verify", "--quiet", "--json", "--check-symmetry=30", "--gcc-opt", "-O0",
+                 str(tmp_path / "m.pml")]) == 0
     assert '"budget": 30' in capsys.readouterr().out
     with pytest.raises(SystemExit) as refused:   # argparse's own exit, status 2
         main(["verify", "--check-symmetry=lots", str(tmp_path / "m.pml")])

@@ -1,4 +1,4 @@
-"""Every reason the group shrinks is shown (issue 12, "silent loss of symmetry").
+"""Every reason the group shrinks is shown: no silent loss of symmetry.
 
 The models in tests/models/reasons/ each have identical-looking processes that a sound analysis
 must not permute, for one of the reasons a SPIN user meets: processes that terminate, a channel
@@ -8,7 +8,7 @@ reason) and ``detect --explain`` must show the text before and after the permuta
 reason is a change of the text.  The expected texts come from reading the models (written out
 below), not from the tool's output.
 
-init_sends (tests/models/soundness/) is the case the issue lists as "channels filled by init":
+init_sends (tests/models/soundness/) is the case of "channels filled by init":
 it is now a symmetry, checked there against plain SPIN; here only that detect finds it.
 """
 
@@ -19,7 +19,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import MODELS, REPO
 
 REASONS = MODELS / "reasons"

@@ -9,17 +9,15 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from topspin_py.errors import ModelError, ToolchainError, TopspinError, UsageError
-from topspin_py.promela.model import FIRST_CLAIM
-from topspin_py.result import JSON_REQUIRED_KEYS, PlainRun
-from topspin_py.verify import VerifyOptions, verify
-
 from conftest import MODELS
 from modelgen import run_spin
 from small_models import ASSERTION, COUNTER
 from test_cli import topspin
 
+from topspin_py.errors import ModelError, ToolchainError, TopspinError, UsageError
+from topspin_py.promela.model import FIRST_CLAIM
+from topspin_py.result import JSON_REQUIRED_KEYS, PlainRun
+from topspin_py.verify import VerifyOptions, verify
 
 LTL = """
 byte x;
@@ -434,16 +432,16 @@ def test_a_group_restricted_to_another_claim_than_pans_is_an_error(tmp_path):
     # The guard behind the test above: pan's report names the claim it checked, and verify
     # refuses a reduction whose group was computed for another one (real pan output).
     from topspin_py.pan.output import parse_pan_output
+    from topspin_py.pan.refusals import check_claim_checked
     from topspin_py.promela import load_model
-    from topspin_py.verify import _check_claim_checked
 
     model = write(tmp_path, LTL_THEN_NEVER)
     report = parse_pan_output(run_spin(model, opt="-O0").output)
     assert report.claim == "never_0"
     loaded = load_model(model)
-    _check_claim_checked(report, loaded.keeping_claim(FIRST_CLAIM))   # agrees
+    check_claim_checked(report, loaded.keeping_claim(FIRST_CLAIM))   # agrees
     with pytest.raises(ToolchainError, match="pan checked the claim never_0"):
-        _check_claim_checked(report, loaded.keeping_claim("bounded"))
+        check_claim_checked(report, loaded.keeping_claim("bounded"))
 
 
 # --- --compare: verdicts that differ ---------------------------------------------------------
@@ -451,8 +449,9 @@ def test_a_group_restricted_to_another_claim_than_pans_is_an_error(tmp_path):
 def _with_a_wrong_group(monkeypatch, generators_by_pid: list[list[int]]) -> None:
     """Make verify use a group the model does not have (every permutation of the pids listed):
     the way to get a real reduced run that misses an error, whatever the analysis does."""
-    import topspin_py.verify as verify_module
     from sympy.combinatorics import Permutation, PermutationGroup
+
+    import topspin_py.verify as verify_module
 
     real_find_symmetry = verify_module.find_symmetry
 
@@ -528,23 +527,23 @@ def test_a_reduced_run_whose_pan_does_not_say_so_is_refused():
 
     from topspin_py.errors import ToolchainError
     from topspin_py.pan.output import parse_pan_output
-    from topspin_py.verify import _check_reduction_on
+    from topspin_py.pan.refusals import check_reduction_on
 
     group = SimpleNamespace(order=6)
     plain = parse_pan_output("(Spin Version 6.5.2 -- 6 December 2019)\n")
     with pytest.raises(ToolchainError):
-        _check_reduction_on(plain, group)
+        check_reduction_on(plain, group)
     off = parse_pan_output("(Spin Version 6.5.2 -- 6 December 2019)\n"
                            "topspin-py: symmetry reduction off (pan.c built without -DTOPSPIN_SYM)\n")
     with pytest.raises(ToolchainError):
-        _check_reduction_on(off, group)
+        check_reduction_on(off, group)
     other = parse_pan_output("(Spin Version 6.5.2 -- 6 December 2019)\n"
                              "topspin-py: symmetry reduction on, group order 2, strategy segmented\n")
     with pytest.raises(ToolchainError):
-        _check_reduction_on(other, group)
+        check_reduction_on(other, group)
     on = parse_pan_output("(Spin Version 6.5.2 -- 6 December 2019)\n"
                           "topspin-py: symmetry reduction on, group order 6, strategy segmented\n")
-    _check_reduction_on(on, group)
+    check_reduction_on(on, group)
 
 
 # --- SPIN's own warnings, and its partial order reduction where SPIN says it is unsound -----

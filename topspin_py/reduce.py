@@ -9,14 +9,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from topspin_py import strategies
-from topspin_py.codegen.own_build import GENERATED_BY_US
 from topspin_py.codegen.registry import STRATEGIES
 from topspin_py.errors import UsageError
 from topspin_py.layout.statevector import read_layout
 from topspin_py.pan import flags as panflags
 from topspin_py.pan.flags import breadth_first, define_name
+from topspin_py.pan.loading import load_model_checked
+from topspin_py.pan.own_build import GENERATED_BY_US
 from topspin_py.pan.splice import SYM_MACRO, SplicedPan, check_pan_p, splice_file
-from topspin_py.pan.toolchain import load_model_checked
 from topspin_py.promela.claim_in_force import ANY_CLAIM, FIRST_CLAIM, NO_CLAIM
 from topspin_py.promela.model import Model
 
@@ -36,11 +36,6 @@ class StrategyChoice:
 
     name: str
     reason: str | None = None
-
-
-def choose_strategy(requested: str, group: Group) -> str:
-    """The name of :func:`strategy_choice`'s strategy."""
-    return strategy_choice(requested, group).name
 
 
 def strategy_choice(requested: str, group: Group) -> StrategyChoice:
@@ -167,11 +162,7 @@ def _build_guard(group: Group) -> str:
     model = group.model
     if model.claim_in_force != NO_CLAIM or not model.claims_left_out:
         return ""
-    claims = ", ".join(model.claims_left_out)
-    return ("\n#ifndef NOCLAIM\n"
-            f'\t#error "topspin: this canonicaliser was generated for a pan built with -DNOCLAIM: its group '
-            f'ignores the claims ({claims}), which this build checks; build with -DNOCLAIM, or generate '
-            'or patch again without it"\n#endif\n')
+    return _notes_template().render(part="guard", claims=", ".join(model.claims_left_out))
 
 
 def _strategy_lines(group: Group, strategy: str, reason: str | None) -> list[str]:
@@ -190,22 +181,22 @@ def _c_comment(group: Group, strategy: str, reason: str | None) -> str:
     topspin_sym.c alone sees it (the template's own comment follows; exact: nothing)."""
     if strategies.warning(strategy) is None:
         return ""
-    return "\n".join([f"{GENERATED_BY_US}: the symmetry reduction spliced into pan.c.",
-                      *_strategy_lines(group, strategy, reason), " */", ""])
+    return _notes_template().render(part="warning", generated_by=GENERATED_BY_US,
+                                    notes=_strategy_lines(group, strategy, reason))
 
 
 def _header(group: Group, strategy: str, flags: list[str], reason: str | None = None) -> str:
-    lines = [
-        f"{GENERATED_BY_US}: the symmetry reduction spliced into pan.c.",
-        *_strategy_lines(group, strategy, reason),
-        *(f" * generator {group.cycles(a)}" for a in group.generators),
-        f" * build: gcc {panflags.DEFAULT_OPTIMISATION} {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c",
-        " * pan.c #includes " + GENERATED_C + " at its end when " + SYM_MACRO + " is defined.",
-        " */",
-        "#ifndef TOPSPIN_SYM_H",
-        "#define TOPSPIN_SYM_H",
-        "void topspin_canonicalise(void);  /* replaces `now` by the canonical member of its orbit */",
-        "#endif",
-        "",
-    ]
-    return "\n".join(lines)
+    """topspin_sym.h (templates/topspin_sym.h.j2)."""
+    from topspin_py.resources import template_environment
+
+    return template_environment().get_template("topspin_sym.h.j2").render(
+        generated_by=GENERATED_BY_US, notes=_strategy_lines(group, strategy, reason),
+        generators=[group.cycles(a) for a in group.generators],
+        build=f"gcc {panflags.DEFAULT_OPTIMISATION} {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c",
+        generated_c=GENERATED_C, sym_macro=SYM_MACRO)
+
+
+def _notes_template():
+    from topspin_py.resources import template_environment
+
+    return template_environment().get_template("canonicaliser_notes.c.j2")

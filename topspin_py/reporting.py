@@ -11,10 +11,15 @@ import shlex
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable, Protocol
 
-if TYPE_CHECKING:
-    from topspin_py.verify import VerifyOptions
+
+class Callbacks(Protocol):
+    """The callbacks a command gives a run (verify.VerifyOptions has them)."""
+
+    on_note: Callable[[str], None] | None
+    on_detail: Callable[[str], None] | None
+    on_stage: Callable[[str, int | None], None] | None
 
 
 @dataclass
@@ -53,7 +58,7 @@ class Reporter:
             self.note(f"gcc: {text}")
 
     @classmethod
-    def of(cls, options: VerifyOptions) -> Reporter:
+    def of(cls, options: Callbacks) -> Reporter:
         return cls(options.on_note or (lambda text: None), options.on_detail or (lambda text: None),
                    options.on_stage or (lambda name, pid: None))
 

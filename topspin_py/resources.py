@@ -1,19 +1,31 @@
 """The files that ship inside the package: the Jinja templates (templates/) and the C runtime
-(c_runtime/), read through importlib.resources so that they work from a wheel."""
+(c_runtime/), read through importlib.resources so that they work from a wheel; and the user's
+cache directory, where the compiled templates and the build cache live."""
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-import jinja2
+if TYPE_CHECKING:
+    import jinja2
 
-from topspin_py.pan.build_cache import default_directory
+
+def cache_directory() -> Path:
+    """``$XDG_CACHE_HOME/topspin-py``, or ``~/.cache/topspin-py``."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    return (Path(base) if os.path.isabs(base) else Path.home() / ".cache") / "topspin-py"
 
 
 @lru_cache(maxsize=None)
 def template_environment() -> jinja2.Environment:
-    """Jinja over templates/: strict about undefined names, C left as written."""
+    """Jinja over templates/: strict about undefined names, C left as written.  (jinja2 is
+    imported here, by the commands that render C, not by every user of the cache directory.)"""
+    import jinja2
+
     templates = resources.files("topspin_py.templates")
     environment = jinja2.Environment(
         loader=jinja2.FunctionLoader(lambda name: templates.joinpath(name).read_text(encoding="utf-8")),
@@ -28,7 +40,9 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
     Jinja's own cache, in the user's cache directory beside the builds.  Jinja keys an entry
     by the template's name and a hash of its source and checks its own and Python's version,
     so an edited template or another Python compiles again.  None where it cannot be written."""
-    directory = default_directory() / "templates"
+    import jinja2
+
+    directory = cache_directory() / "templates"
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError:

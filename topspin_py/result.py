@@ -24,7 +24,7 @@ may miss the errors the run without it found.  ``por_missed_by_spin`` says so, n
 warning, and the exit status is that of the verdict without it (1: errors found).
 
 ``verify --check-symmetry`` compares the canonical forms of the states plain pan stores with the
-forms the reduced pan stores, without trusting the analysis (pan/symcheck.py);
+forms the reduced pan stores, without trusting the analysis (symcheck.py);
 ``symmetry_check`` says what it found, and a difference is exit status 2.
 """
 
@@ -165,7 +165,7 @@ class Result:
     # A cycle's trail under symmetry reduction (pan/lasso.py): one entry per trail with a cycle,
     # the Lasso's as_json() ("outcome": "closed", "unrolled" or "failed").
     lassos: list[dict] = field(default_factory=list)
-    # --check-symmetry: pan/symcheck.py's SymmetryCheck.as_json(); None when not asked for, or
+    # --check-symmetry: symcheck.py's SymmetryCheck.as_json(); None when not asked for, or
     # when there was no reduction to check (then symmetry_check_note says so).
     symmetry_check: dict | None = None
     symmetry_check_note: str | None = None

@@ -35,11 +35,6 @@ _WARNINGS = {
 }
 
 
-def canonicalisers() -> list[str]:
-    """The registered strategies, in registry order."""
-    return list(STRATEGIES)
-
-
 def choices(with_none: bool = True) -> list[str]:
     """What ``--strategy`` accepts: auto, every registered strategy, and (unless a command has
     nothing to do without a reduction) none."""

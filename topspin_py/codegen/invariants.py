@@ -14,19 +14,19 @@ in Python and spelt in templates/_keys.c.j2:
    decides the bit layout of bitfields, not us.
 2. Fixed places.  A global that holds a pid or channel id (not in an array indexed by pid) is
    a place no element moves; the point it names takes in the place's number, as a multiset.
-   That is the marker of seed 001 (Def. 4): its local data, its entries of arrays indexed by
-   it, and where the state names it.
+   That is the marker of Bošnački et al. [BDLM07] (Def. 4): its local data, its entries of
+   arrays indexed by it, and where the state names it.
 3. Refinement.  A value that names a point from inside another point (a local ``pid peer``, a
    message field, an element of an array indexed by pid) is a relation: the owner takes in
-   the target's key and the target the owner's (seed 002, Def. 36-40: the equitable
-   refinement of the colouring, one round of 1-dimensional Weisfeiler-Leman at a time).  A
-   fixed number of rounds keeps the keys equivariant.
+   the target's key and the target the owner's (Gibson-Robinson and Lowe [GRL19], Defs. 36-40:
+   the equitable refinement of the colouring, one round of 1-dimensional Weisfeiler-Leman at a
+   time).  A fixed number of rounds keeps the keys equivariant.
 
 Points the group fixes get a constant key of their own.
 
 Where no relation exists and no channel moves (Peterson, mutex), two processes with the same
 marker are interchangeable: the transposition swaps equal slots and equal array elements and
-no place names either of them (seed 001, Prop. 2).  Then `ts_same_marker` decides a tie by
+no place names either of them ([BDLM07], Prop. 2).  Then `ts_same_marker` decides a tie by
 comparing the masked bytes themselves, instead of building the swapped image.
 """
 
@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from ..layout.statevector import CHAN, PID, ChannelSlot, Member, ProcessSlot, StateLayout, ValueField
 from ..symmetry.detect import Group
-from ..symmetry.types import domain_of
+from ..symmetry.inference import domain_of
 from .trees import flat_blocks, symmetric_trees
 
 # Rounds of refinement; each costs one pass over the relations.  Two rounds separate a
@@ -80,20 +80,20 @@ def key_context(layout: StateLayout, moved_processes: list[ProcessSlot],
     """The variables of _keys.c.j2 for ``layout``; ``constant_members``: by struct, the
     parameters that are constants of their slots (masked: another slot holds its own)."""
     labels = _Labels()
-    structs: dict[str, list[str]] = {}  # struct -> statements that set its masked fields in `m`
+    structs: dict[str, list[dict]] = {}  # struct -> its masked places in `m` (_keys.c.j2 sets them)
     processes = []
     for proc in moved_processes:
         if proc.struct not in structs:
-            structs[proc.struct] = ["m->_pid = all;"] + [
-                stmt for f in layout.proctypes[proc.proctype].fields for stmt in _mask_statements(f)] + [
-                f"m->{member} = all;" for member in sorted((constant_members or {}).get(proc.struct, ()))]
+            structs[proc.struct] = [_all("m->_pid")] + [
+                mask for f in layout.proctypes[proc.proctype].fields for mask in _masks(f)] + [
+                _all(f"m->{member}") for member in sorted((constant_members or {}).get(proc.struct, ()))]
         processes.append({"pid": proc.pid, "slot": proc.slot, "struct": proc.struct})
     channels = []
     for chan in moved_channels:
         ctype = layout.channel_types[chan.struct]
         if chan.struct not in structs:
-            structs[chan.struct] = ["m->_t = all;"] + [
-                f"for (i = 0; i < {ctype.capacity}; i++) m->contents[i].{f.path[-1].name} = all;"
+            structs[chan.struct] = [_all("m->_t")] + [
+                {"how": "messages", "capacity": ctype.capacity, "field": f.path[-1].name}
                 for f in ctype.value_fields]
         channels.append({"id": chan.id, "struct": chan.struct})
 
@@ -164,7 +164,7 @@ def key_context(layout: StateLayout, moved_processes: list[ProcessSlot],
         for chan in layout.channels for f in layout.channel_types[chan.struct].value_fields
         if f.holds in (PID, CHAN)]
     return {
-        "key_structs": [{"struct": s, "statements": stmts} for s, stmts in structs.items()],
+        "key_structs": [{"struct": s, "masks": masks} for s, masks in structs.items()],
         "key_processes": processes,
         "key_channels": channels,
         "key_arrays": key_arrays,
@@ -172,7 +172,7 @@ def key_context(layout: StateLayout, moved_processes: list[ProcessSlot],
         "relations": relations,
         "message_relations": message_relations,
         "refine_rounds": REFINE_ROUNDS if relations or message_relations else 0,
-        # Seed 001, Prop. 2: ties are decided by comparing markers (see the module's docstring).
+        # [BDLM07], Prop. 2: ties are decided by comparing markers (see the module's docstring).
         # Not when a slot holds values of a scalar domain: masked, they would compare equal,
         # yet swapping the processes leaves them where they are.
         "cheap_swaps": not relations and not message_relations and not moved_channels
@@ -211,14 +211,19 @@ def _elements_of(f: ValueField, q: int, prefix: str) -> list[str]:
     return inner.lvalues(f"{prefix}{f.path[0].name}[{q}].")
 
 
-def _mask_statements(f: ValueField) -> list[str]:
-    """C statements that set every element of ``f`` to all ones in the mask struct ``m``."""
+def _masks(f: ValueField) -> list[dict]:
+    """The places of ``f`` in the mask struct ``m`` that _keys.c.j2 sets to all ones: each
+    element, or (``whole``) the whole array of a pid-indexed one, whose elements move between
+    processes."""
     if f.array is not None and f.pid_indexed:
-        # The whole array: its elements move between processes.
         whole = ValueField(f.struct, f.path[:-1] + (Member(f.path[-1].name),), f.holds, False,
                            False, f.ctype, f.source)
-        return [f"memset(&{lvalue}, 0xff, sizeof({lvalue}));" for lvalue in whole.lvalues("m->")]
-    return [f"{lvalue} = all;" for lvalue in f.lvalues("m->")]
+        return [{"how": "whole", "lvalue": lvalue} for lvalue in whole.lvalues("m->")]
+    return [_all(lvalue) for lvalue in f.lvalues("m->")]
+
+
+def _all(lvalue: str) -> dict:
+    return {"how": "all", "lvalue": lvalue}
 
 
 def symmetric_blocks(group: Group, n_pids: int) -> list[list[tuple[int, ...]]] | None:

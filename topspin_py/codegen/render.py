@@ -9,7 +9,7 @@ chain, :mod:`topspin_py.codegen.chain`):
 
 ``enumerate`` (exact)
     apply every element of the group and keep the least image in byte order.
-``segmented`` (exact; seed 001)
+``segmented`` (exact; SymmSpin's strategy [BDH02], as [BDLM07] section 2 describes it)
     give each process a key that no permutation changes (its slot with pids and channel ids
     masked, its entries of data arrays indexed by pid, the global places that name it and the
     keys of the channels it names: templates/_keys.c.j2), and apply only the elements whose
@@ -26,7 +26,7 @@ All three are exact on every state: while init is still starting the processes t
 a state is reduced by the subgroup that maps existing processes and channels to existing ones
 (a chain of its own per ``_nr_pr``, :func:`_start_up_chains`).
 
-``markers-exact`` (complete) and ``markers-approx`` (approximate; seed 001, Alg. 5.1;
+``markers-exact`` (complete) and ``markers-approx`` (approximate; [BDLM07], Alg. 5.1;
 templates/markers.c.j2, :mod:`topspin_py.codegen.markers`)
     for a direct product of trees of symmetric groups only (full symmetric groups on blocks and
     wreath products of them, :mod:`.trees`): sort the children of every node by marker and by
@@ -44,20 +44,21 @@ templates/markers.c.j2, :mod:`topspin_py.codegen.markers`)
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from ..errors import TopspinError
 from ..layout.statevector import CHAN, DATA, PID, StateLayout, ValueField
 from ..pan.flags import breadth_first
 from ..resources import template_environment
 from ..symmetry.detect import Group
-from ..symmetry.types import domain_of
+from ..symmetry.inference import domain_of
 from .chain import point_numbering, process_swaps, setwise_stabiliser, stabiliser_chain, value_points
 from .invariants import key_context, symmetric_blocks
 from .markers import markers_context, node_tables
 from .minimising import climbing_set, inverse_images, minimising_set, swap_classes
 from .pseudosort import pseudosort_context
-from .registry import STRATEGIES
+from .registry import STRATEGIES, Strategy
 from .trees import symmetric_trees
 
 # Beyond this many elements, applying all of them to every state is hopeless (Peterson 7's 5040
@@ -69,14 +70,25 @@ class CodegenError(TopspinError):
     """The group or the layout is beyond what a strategy can generate code for."""
 
 
+@dataclass(frozen=True)
+class Setting:
+    """What every family's code generator reads: the group, the layout as the group acts on it
+    (_as_the_group_acts), the numbers of pids and channel ids, and the template variables all
+    strategies share (_apply.c.j2's: what an element moves and renames)."""
+
+    group: Group
+    layout: StateLayout
+    n_pids: int
+    n_chans: int
+    shared: dict   # order, n_pids, n_chans, last_moved_slot, last_moved_channel and _movements'
+
+
 def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enumerate") -> str:
-    """C source defining ``void topspin_canonicalise(void)`` for ``group`` on ``layout``."""
+    """C source defining ``void topspin_canonicalise(void)`` for ``group`` on ``layout``: the
+    strategy's family (FAMILIES) makes its template's variables, and its template spells them."""
     if strategy not in STRATEGIES:
         raise CodegenError(f"unknown strategy '{strategy}'", hint=f"available: {', '.join(STRATEGIES)}")
-    if strategy == "enumerate" and group.order > MAX_ENUMERATED_ELEMENTS:
-        raise CodegenError(f"the group has {group.order} elements, too many to enumerate for every state",
-                           hint=f"enumerate handles groups of up to {MAX_ENUMERATED_ELEMENTS} elements; "
-                                "use --strategy refine (or auto)")
+    chosen = STRATEGIES[strategy]
     _refuse_unsupported(layout)
     n_pids = max(max((p.pid for p in layout.processes), default=-1) + 1, 1)
     n_chans = max((c.id for c in layout.channels), default=0)
@@ -85,34 +97,37 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
     movements = _movements(group, layout, n_pids, n_chans)
     movements.update(domains=_domain_tables(group, n_pids, n_chans), slot_constants=constants,
                      n_values=len(value_points(group, n_pids, n_chans)))
-    last_moved_slot = max((p.slot for p in movements["moved_processes"]), default=-1)
-    last_moved_channel = max((c.id for c in movements["moved_channels"]), default=0)
-    if STRATEGIES[strategy].symmetric_trees_only:
-        # No chain: while init starts the processes, a state is left as it is.
-        return _render_for_trees(group, layout, strategy, {
-            "order": group.order, "n_pids": n_pids, "n_chans": n_chans,
-            "last_moved_slot": last_moved_slot, "last_moved_channel": last_moved_channel, **movements})
-    chains, start_up, start_up_channels = _start_up_chains(group, layout, n_pids, n_chans, last_moved_slot)
-    context = {
-        "order": group.order,
-        "n_pids": n_pids,
-        "n_chans": n_chans,
-        "chains": chains,
-        "start_up": start_up,
-        "start_up_channels": start_up_channels,
-        "keyed": strategy in ("segmented", "refine"),
-        "cheap_swaps": False,
-        "blocks": None,
-        "last_moved_slot": last_moved_slot,
-        "last_moved_channel": last_moved_channel,
-        **movements,
-    }
-    if strategy == "refine":
+    shared = {"order": group.order, "n_pids": n_pids, "n_chans": n_chans,
+              "last_moved_slot": max((p.slot for p in movements["moved_processes"]), default=-1),
+              "last_moved_channel": max((c.id for c in movements["moved_channels"]), default=0),
+              **movements}
+    context = FAMILIES[chosen.family](chosen, Setting(group, layout, n_pids, n_chans, shared))
+    return template_environment().get_template(chosen.template).render(
+        strategy=chosen.name, exactness=chosen.exactness, **context)
+
+
+def _chain_search(strategy: Strategy, setting: Setting) -> dict:
+    """The exact strategies: a search of the group's stabiliser chain (chain.py), one chain per
+    state of init's start-up (_start_up_chains); with keys, only the elements whose images have
+    the least keys slot by slot are applied (segmented's, or refine's refined ones), and swaps
+    that fix the state prune the search."""
+    group, layout, n_pids, n_chans = setting.group, setting.layout, setting.n_pids, setting.n_chans
+    if strategy.keys is None and group.order > MAX_ENUMERATED_ELEMENTS:
+        raise CodegenError(f"the group has {group.order} elements, too many to enumerate for every state",
+                           hint=f"{strategy.name} handles groups of up to {MAX_ENUMERATED_ELEMENTS} elements; "
+                                "use --strategy refine (or auto)")
+    chains, start_up, start_up_channels = _start_up_chains(group, layout, n_pids, n_chans,
+                                                           setting.shared["last_moved_slot"])
+    context = {**setting.shared, "chains": chains, "start_up": start_up, "start_up_channels": start_up_channels,
+               "keyed": strategy.keys is not None, "cheap_swaps": False, "blocks": None}
+    if strategy.keys == "refined":
         context.update(_key_context(group, layout, context))
         context["blocks"] = symmetric_blocks(group, n_pids)
-    if strategy == "segmented":
+    elif strategy.keys == "segmented":
         context.update(_segmented_keys(group, layout, context))
-    if strategy in ("segmented", "refine"):
+    elif strategy.keys is not None:
+        raise AssertionError(f"{strategy.name}: unknown keys {strategy.keys!r}")
+    if strategy.keys is not None:
         context.update(_swaps(group, layout, n_pids, n_chans))
         # A swap prunes the search of a start-up chain only if it is in that chain's subgroup:
         # if it maps the existing points to existing points.
@@ -120,53 +135,86 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
             existing = chain["existing"]
             chain["swap_ok"] = [int(existing is None or all(row[q] in existing for q in existing))
                                 for row in context["swaps"]]
-    if strategy in ("sorted", "localsearch"):
-        context.update(_descent(strategy, group, layout, n_pids, n_chans, context))
-    return template_environment().get_template(f"{strategy}.c.j2").render(**context)
+    return context
 
 
-def _render_for_trees(group: Group, layout: StateLayout, strategy: str, context: dict) -> str:
-    """markers.c.j2 for ``markers-exact`` or ``markers-approx`` (codegen/markers.py), or
-    pseudosort.c.j2 (codegen/pseudosort.py): strategies for trees of symmetric groups."""
-    roots = symmetric_trees(group, context["n_pids"])
+def _symmetric_trees(strategy: Strategy, setting: Setting) -> list:
+    """The trees of symmetric groups the group is a direct product of (trees.py), which the
+    markers and pseudosort strategies need; any other group is refused."""
+    group = setting.group
+    roots = symmetric_trees(group, setting.n_pids)
     if roots is None:
         where = f"{group.model.path}: " if group.model.path else ""
-        raise CodegenError(f"{where}the {strategy} strategy needs a group that is a direct product of "
+        raise CodegenError(f"{where}the {strategy.name} strategy needs a group that is a direct product of "
                            f"full symmetric groups on blocks of processes (and their channels) or of "
                            f"wreath products of them; this group of order {group.order} is not one",
                            detail="its generators: " + ", ".join(group.cycles(a) for a in group.generators),
                            hint="use --strategy refine (exact for every group), or auto")
-    if strategy == "pseudosort":
-        context.update(node_tables(roots, context["n_pids"] + context["n_chans"]))
-        context.update(pseudosort_context(group, layout, roots, context["n_pids"], context["global_arrays"]))
-        return template_environment().get_template("pseudosort.c.j2").render(**context)
-    keys = _key_context(group, layout, context)
-    # The markers are Def. 4's, without refinement; no tie is decided by comparing slots.
+    return roots
+
+
+def _pseudosort(strategy: Strategy, setting: Setting) -> dict:
+    """The pseudo-sort of [DG01] (pseudosort.py).  No chain: while init starts the processes,
+    a state is left as it is."""
+    roots = _symmetric_trees(strategy, setting)
+    context = dict(setting.shared)
+    context.update(node_tables(roots, setting.n_pids + setting.n_chans))
+    context.update(pseudosort_context(setting.group, setting.layout, roots, setting.n_pids,
+                                      context["global_arrays"]))
+    return context
+
+
+def _markers(strategy: Strategy, setting: Setting) -> dict:
+    """The markers of [BDLM07] (markers.py), exact or, for an approximate strategy, with every
+    value inside a block renamed to its class.  No chain: while init starts the processes, a
+    state is left as it is."""
+    roots = _symmetric_trees(strategy, setting)
+    context = dict(setting.shared)
+    keys = _key_context(setting.group, setting.layout, context)
+    # The markers are those of [BDLM07] (Def. 4), without refinement; no tie is decided by
+    # comparing slots.
     keys.update(refine_rounds=0, cheap_swaps=False)
     context.update(keys)
-    context.update(markers_context(keys, roots, context["n_pids"], context["n_chans"],
+    context.update(markers_context(keys, roots, setting.n_pids, setting.n_chans,
                                    context["moved_processes"], context["moved_channels"]))
-    context.update(strategy=strategy, approx=strategy == "markers-approx")
-    return template_environment().get_template("markers.c.j2").render(**context)
-def _descent(strategy: str, group: Group, layout: StateLayout, n_pids: int, n_chans: int,
-             context: dict) -> dict:
-    """The element sets of sorted.c.j2 and localsearch.c.j2 (minimising.py), and sorted's
-    keys and classes of interchangeable processes."""
+    context.update(approx=strategy.exactness == "approximate")
+    return context
+
+
+def _descent(strategy: Strategy, setting: Setting) -> dict:
+    """The element sets of sorted.c.j2 and localsearch.c.j2 (minimising.py): ``climbing``, the
+    generators, their inverses and the process swaps; ``minimising``, a minimising set, with
+    sorted's keys and classes of interchangeable processes."""
+    group, layout, n_pids, n_chans = setting.group, setting.layout, setting.n_pids, setting.n_chans
+    context = dict(setting.shared)
     table = _swaps(group, layout, n_pids, n_chans)
     swaps = {(x, y): table["swaps"][row] for x, rows in enumerate(table["swap_index"])
              for y, row in enumerate(rows) if row >= 0}
-    if strategy == "localsearch":
-        return {"elements": climbing_set(group, n_pids, n_chans, swaps)}
+    if strategy.elements == "climbing":
+        context["elements"] = climbing_set(group, n_pids, n_chans, swaps)
+        return context
+    if strategy.elements != "minimising":
+        raise AssertionError(f"{strategy.name}: unknown elements {strategy.elements!r}")
     elements = minimising_set(group, stabiliser_chain(group, n_pids, n_chans), swaps)
     # Refined keys (invariants.py): on e-mail, clients tied on their own data differ by the
     # pids their messages carry.  No tie is decided by comparing markers (ts_same_marker).
     keys = _key_context(group, layout, context)
     keys["cheap_swaps"] = False
-    return {"elements": elements, "inverses": inverse_images(elements),
-            "classes": swap_classes(swaps, n_pids), "ties_fixed": _keys_are_whole(context, keys),
-            "swaps_move_channels": any(images[q] != q for images in swaps.values()
-                                       for q in range(n_pids, n_pids + n_chans)),
-            **table, **keys}
+    context.update(elements=elements, inverses=inverse_images(elements),
+                   classes=swap_classes(swaps, n_pids), ties_fixed=_keys_are_whole(context, keys),
+                   swaps_move_channels=any(images[q] != q for images in swaps.values()
+                                           for q in range(n_pids, n_pids + n_chans)),
+                   **table, **keys)
+    return context
+
+
+# The code generator of each family (registry.Strategy.family).
+FAMILIES: dict[str, Callable[[Strategy, Setting], dict]] = {
+    "chain": _chain_search,
+    "descent": _descent,
+    "markers": _markers,
+    "pseudosort": _pseudosort,
+}
 
 
 def _keys_are_whole(movements: dict, keys: dict) -> bool:
@@ -288,7 +336,7 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
         "moved_processes": [p for p in layout.processes if p.pid in moved_pids],
         "moved_channels": [c for c in layout.channels if c.id in moved_chans],
         # A global channel array indexed by pid holds its own channels' ids for ever: its
-        # channels move with the pids (validity.py, channel_ref), the array stays.
+        # channels move with the pids (symmetry/validity/, channel_ref), the array stays.
         "global_arrays": [_array(f) for f in layout.globals if f.pid_indexed and f.in_state_vector
                           and not (f.source[0] == "global" and f.source[1] in static_names)],
         "global_values": [_value(f, lvalue, domains) for f in layout.state_fields if _renamed_here(f, domains)
@@ -330,9 +378,10 @@ def _key_context(group: Group, layout: StateLayout, movements: dict) -> dict:
 
 
 def _segmented_keys(group: Group, layout: StateLayout, movements: dict) -> dict:
-    """The keys of seed 001's segmented strategy, spelt by _keys.c.j2 (invariants.py): a
-    process's slot with its pid and channel values masked, its own elements of the global data
-    arrays indexed by pid, the global places that name it, and, after one round of refinement
+    """The keys of the segmented strategy ([BDH02], [BDLM07] section 2), spelt by _keys.c.j2
+    (invariants.py): a process's slot with its pid and channel values masked, its own elements
+    of the global data arrays indexed by pid, the global places that name it, and, after one
+    round of refinement
     over the channel ids that processes hold only, the keys of the channels its fields name.
     A channel's key is its queue with pid and channel values masked, and takes in the keys of
     the processes that name it in that round.  Every such key is carried along by the group

@@ -137,10 +137,6 @@ class PanHeader:
     user_types: dict[str, CStruct]  # struct tag (the Promela typedef's name) -> struct
     hidden: tuple[CField, ...]  # globals kept out of State
 
-    def proc_name(self, k: int) -> str | None:
-        """The name in the comment of ``typedef struct Pk { /* name */``."""
-        return self.procs[k].comment
-
 
 @dataclass(frozen=True)
 class QueueCreation:

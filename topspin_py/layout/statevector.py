@@ -30,7 +30,7 @@ from typing import Iterator, Sequence
 
 from ..promela import ast
 from ..promela.model import INIT, Model
-from ..symmetry.types import CHAN, DATA, LAST_SLOT, PID, TypeInfo, domain_of
+from ..symmetry.inference import CHAN, DATA, LAST_SLOT, PID, TypeInfo, domain_of
 from .panh import CField, CStruct, LayoutError, PanHeader, PanSource, QueueCreation, read_pan_c, read_pan_h
 
 # Fields of State that are pan's own bookkeeping, not Promela globals (pan.h, struct State).
@@ -68,7 +68,7 @@ class ValueField:
     ``("global", x)``, ``("local", proctype, x)``, ``("field", typedef, x)`` or
     ``("msg", channel slot, i)``.
 
-    Pids with an offset (types.py): when it holds pids, a value v names pid v + ``offset``
+    Pids with an offset (symmetry/inference/): when it holds pids, a value v names pid v + ``offset``
     (a value for which that is no pid, 255 "nobody", names nothing); when it is indexed by pid,
     element i belongs to pid i + ``index_offset``.  Both are 0 for plain pids."""
 
@@ -125,10 +125,6 @@ class ProcType:
     number: int
     kind: str
     fields: tuple[ValueField, ...] = ()
-
-    @property
-    def is_process(self) -> bool:
-        return self.kind in PROCESS_KINDS
 
 
 @dataclass(frozen=True)
@@ -207,12 +203,6 @@ class StateLayout:
         for proctype in self.proctypes.values():
             fields.extend(f for f in proctype.fields if f.pid_indexed)
         return tuple(fields)
-
-    def proctype_of(self, struct: str) -> ProcType:
-        for proctype in (*self.proctypes.values(), *self.claims):
-            if proctype.struct == struct:
-                return proctype
-        raise KeyError(struct)
 
     def process(self, pid: int) -> ProcessSlot:
         for process in self.processes:

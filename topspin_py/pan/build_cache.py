@@ -41,6 +41,7 @@ from importlib import resources
 from pathlib import Path
 
 from topspin_py import __version__
+from topspin_py.resources import cache_directory
 
 FORMAT = "1"                          # bumped when what an entry holds changes
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
@@ -50,12 +51,6 @@ PACKAGE = Path(__file__).resolve().parent.parent       # topspin_py/
 _COMPILER_ENVIRONMENT = ("CPATH", "C_INCLUDE_PATH", "GCC_EXEC_PREFIX", "COMPILER_PATH",
                          "LIBRARY_PATH", "LD_LIBRARY_PATH", "GCC_COMPARE_DEBUG", "PATH")
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(.*?)[ \t]*$', re.M)
-
-
-def default_directory() -> Path:
-    """``$XDG_CACHE_HOME/topspin-py``, or ``~/.cache/topspin-py``."""
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    return (Path(base) if os.path.isabs(base) else Path.home() / ".cache") / "topspin-py"
 
 
 class Uncacheable(Exception):
@@ -103,7 +98,7 @@ class BuildCache:
 
     @classmethod
     def default(cls) -> BuildCache:
-        return cls(default_directory() / "builds")
+        return cls(cache_directory() / "builds")
 
     def entry(self, command: list[str], workdir: Path, spin_version: str) -> CacheEntry:
         """The entry of compiling in ``workdir`` with ``command``; raises Uncacheable."""

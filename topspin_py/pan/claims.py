@@ -14,7 +14,7 @@ Three users:
 
 * ``verify`` asks which accept labels the model has (spin's ``has_accept``), the ones of the ltl
   translations included, to search for acceptance cycles as ``spin -run`` does, and reads the
-  model with the claim of spin's -N FILE or -f FORMULA (toolchain.load_model_for_spin);
+  model with the claim of spin's -N FILE or -f FORMULA (loading.load_model_for_spin);
 * ``patch`` asks which claims a pan.c was generated with (:func:`compiled_claims`), to find
   the claim file of a claim the model does not hold (``-N claim.pml``) and read the model
   with it (provenance.py), so that the symmetry group respects every claim pan.c holds.
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from topspin_py.errors import TopspinError, UsageError
-from topspin_py.pan import toolchain
+from topspin_py.pan.toolchain import SUPPORTED_SPIN_VERSION
 from topspin_py.promela import ast
 from topspin_py.promela.model import Model
 from topspin_py.promela.parser import parse_text
@@ -53,10 +53,6 @@ class CompiledClaim:
     name: str                   # procname[]: the ltl name, a never claim's name, or never_N
     files: tuple[str, ...]      # the files its lines came from, as spin was given them
     transitions: str            # its block of pan.t: the state machine and statement texts
-
-    @property
-    def from_ltl(self) -> bool:
-        return self.files == (LTL_TRANSLATIONS,)
 
 
 # ------------------------------------------------------------------------------ accept labels
@@ -122,7 +118,7 @@ def compiled_claims(pan_c: str, pan_t: str | None, where: str = "pan.c") -> list
     names_match, types_match = _PROCNAME.search(pan_c), _BTYPES.search(pan_c)
     if names_match is None or types_match is None:
         raise UsageError(f"{where}: no procname[] / Btypes[] table: not a pan.c "
-                         f"written by spin {toolchain.SUPPORTED_SPIN_VERSION}",
+                         f"written by spin {SUPPORTED_SPIN_VERSION}",
                          hint="regenerate it with spin -a")
     names = _QUOTED.findall(names_match.group(1))
     types = [int(m.group(1)) for line in types_match.group(1).splitlines()
@@ -146,13 +142,6 @@ def foreign_claims(compiled: list[CompiledClaim], written: list[CompiledClaim]) 
 def same_claims(compiled: list[CompiledClaim], written: list[CompiledClaim]) -> bool:
     """The same claims, in the same order, with the same transitions."""
     return [(c.name, c.transitions) for c in compiled] == [(c.name, c.transitions) for c in written]
-
-
-def with_claim_file(model_path: Path, claim_file: Path, defines: list[str], cpp_flags: tuple[str, ...]) -> Model:
-    """The program ``spin -a -N claim_file model_path`` reads (toolchain.load_model_for_spin:
-    spin's MODEL.nvr, the model and then the claim file), proctype copies apart as the user's
-    spin read the file as written."""
-    return toolchain.load_model_for_spin(model_path, defines, cpp_flags, claim_file=claim_file, merge=False)
 
 
 def claims_from_file(model: Model, claim_file: Path) -> tuple[str, ...]:

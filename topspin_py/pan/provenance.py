@@ -35,14 +35,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from topspin_py.errors import SourcePos, TopspinError, UsageError
-from topspin_py.pan import toolchain
+from topspin_py.pan import loading, toolchain
 from topspin_py.pan.claims import (
     LTL_TRANSLATIONS,
     CompiledClaim,
     compiled_claims,
     foreign_claims,
     same_claims,
-    with_claim_file,
 )
 from topspin_py.pan.flags import SpinOptions, define_name
 from topspin_py.pan.inputs import generate_command, read_record, spin_inputs
@@ -173,27 +172,27 @@ def _readings(tools: toolchain.Toolchain, request: _Request) -> Iterator[Reading
     the ones before it did not give pan.c."""
     path, defines, options = request.model_path, list(request.defines), request.options
     claim = toolchain.never_claim_from_ltl(tools, options.formula_args) if options.formula_args else None
-    plain = toolchain.load_model_for_spin(path, defines, options.cpp_flags, merge=False)
+    plain = loading.load_model_for_spin(path, defines, options.cpp_flags, merge=False)
     if plain.extended is not None:
         # spin cannot read the ref/public extension: it was given the desugared program
         # (topspin-py desugar prints it), as the user's options say or, as generate and verify
         # give it, with -o1.
-        model = plain if claim is None else toolchain.load_model_for_spin(
+        model = plain if claim is None else loading.load_model_for_spin(
             path, defines, options.cpp_flags, claim, merge=False)
         program = f"<the desugared program of {path}, as topspin-py desugar prints it>"
         yield Reading(model, program, plain.spin_text, toolchain.DESUGARED_DIR)
         if "-o1" not in options.args:
             yield Reading(model, program, plain.spin_text, toolchain.DESUGARED_DIR, ("-o1",))
         return
-    model = plain if claim is None else toolchain.load_model_for_spin(
+    model = plain if claim is None else loading.load_model_for_spin(
         path, defines, options.cpp_flags, claim, merge=False)
     yield Reading(model)
-    merged = toolchain.load_model_for_spin(path, defines, options.cpp_flags)
+    merged = loading.load_model_for_spin(path, defines, options.cpp_flags)
     if merged.as_written is None:
         return
-    merged_with_claim = merged if claim is None else toolchain.load_model_for_spin(
+    merged_with_claim = merged if claim is None else loading.load_model_for_spin(
         path, defines, options.cpp_flags, claim)
-    if toolchain.merged_families(merged_with_claim) != toolchain.merged_families(merged):
+    if loading.merged_families(merged_with_claim) != loading.merged_families(merged):
         return   # the formula names a copy: spin was given the copies as written (as verify does)
     yield Reading(merged_with_claim, f"<{path} with its proctype copies merged, as topspin-py desugar prints it>",
                   merged.spin_text, toolchain.MERGED_DIR, takes_claim_file=False)
@@ -243,10 +242,11 @@ def _proven(request: _Request, attempt: _Attempt, given_claims: list[CompiledCla
     reading, claim_file = attempt.reading, attempt.claim_file
     model = reading.model
     if claim_file is not None:
-        model = with_claim_file(request.model_path, claim_file, list(request.defines), request.options.cpp_flags)
+        model = loading.with_claim_file(request.model_path, claim_file, list(request.defines),
+                                        request.options.cpp_flags)
     # spin ran here for this very program: its pan.m says which dead locals it resets, and its
     # _spin_nvr.tmp holds the never claims it made of the ltl formulas.
-    model = toolchain.as_checked_by(model, workdir)
+    model = loading.as_checked_by(model, workdir)
     names = ", ".join(c.name for c in given_claims)
     if any(define_name(d) == "NOCLAIM" for d in request.defines):
         claims_line = "claims: none checked (-DNOCLAIM)"

@@ -1,7 +1,7 @@
 """Splice symmetry reduction into the pan.c that SPIN 6.5.2 generates.
 
-pan.c has no hook for transforming a state before it is stored (notes/spin-internals.md §3.1),
-so we patch its text, minimally and by pattern (§3.5, §8):
+pan.c has no hook for transforming a state before it is stored (its h_store, b_store and
+g_store hash the raw `now`), so we patch its text, minimally and by pattern:
 
 1. After ``#include "pan.h"`` goes a header (``templates/splice_header.h.j2``, which carries
    ``c_runtime/topspin_runtime.h``): the runtime's prototypes, three wrapper macros, and

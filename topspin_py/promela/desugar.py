@@ -1,7 +1,7 @@
-"""Desugaring the ref/public extension into plain Promela (seed 003, Fig. 10).
+"""Desugaring the ref/public extension into plain Promela (Derepas and Gastin [DG01], Fig. 10;
+references: docs/references.md).
 
-The translation, with the typos of the paper's Fig. 10 fixed (../shared/notes/seeds-002-004.md
-section 2.10):
+The translation, with the typos of [DG01]'s Fig. 10 fixed:
 
 * ``ref P x`` becomes ``byte x``, holding the instance's number among P's instances (0..N_P-1);
   ``_undef_ref`` is 255, which no instance has (extension.py refuses N_P >= 255).  Every ref
@@ -17,7 +17,7 @@ section 2.10):
 * ``anyRef(P)`` makes the simple statement holding it an N_P-way choice (refused inside
   ``d_step``, where spin takes the first executable option of an ``if``):
   ``if :: stmt{anyRef:=0} :: ... :: stmt{anyRef:=N_P-1} fi`` (all combinations when it holds
-  several).  This is the paper's "N_P transitions".  When the statement is the guard of an
+  several).  This is [DG01]'s "N_P transitions".  When the statement is the guard of an
   ``if``/``do`` option, or a step of its own, the ``if`` has no state of its own in SPIN: its
   options' first statements are transitions out of the state the original statement left from,
   so the option is executable exactly when some choice makes the statement executable, and
@@ -35,6 +35,7 @@ import itertools
 from dataclasses import dataclass
 
 from . import ast
+from .constants import constant_value
 from .extension import (
     INIT,
     RULE_ASSIGN,
@@ -108,9 +109,6 @@ class RefKnowledge:
     proctypes: dict[str, ProctypeRefs]
     public_arrays: list[PublicArray]
     places: list[RefPlace]
-
-    def places_of(self, proctype: str) -> list[RefPlace]:
-        return [p for p in self.places if p.proctype == proctype]
 
     def describe(self) -> list[str]:
         """The knowledge in words, a line each (the header ``topspin-py desugar`` prints)."""
@@ -434,6 +432,4 @@ def _walk(node):
 
 
 def _constant(expr) -> int | None:
-    from .model import constant_value
-
     return constant_value(expr) if expr is not None else None

@@ -29,6 +29,7 @@ from ..errors import ModelError, SourcePos
 from ..gcpause import collector_paused
 from . import ast
 from .claim_in_force import ANY_CLAIM, FIRST_CLAIM, NO_CLAIM
+from .constants import constant_value
 from .copies import Copies, merge_copies
 from .desugar import RefKnowledge, desugar
 from .extension import uses_extension
@@ -37,6 +38,7 @@ from .inline import expand_inlines
 from .parser import parse_file
 from .pragmas import scalarset_pragmas
 from .selects import expand_selects
+from .termination import can_terminate
 
 INIT = ":init:"  # the name SPIN gives the init process (procname[] in pan.c)
 
@@ -108,7 +110,7 @@ class Model:
     # Whether the search stores states inside atomic sequences (a breadth-first pan does):
     # then a process can be inside an atomic if/do option in a stored state.
     atomic_states_stored: bool = False
-    # A program that uses the ref/public extension (seed 003): the program as written (then
+    # A program that uses the ref/public extension of Derepas and Gastin [DG01]: the program as written (then
     # ``spec`` and ``expanded`` are its desugaring, plain Promela), and what the desugaring
     # knows about its refs.  None for a plain program.
     extended: ast.Spec | None = None
@@ -116,7 +118,7 @@ class Model:
     # Whether the pan that checks the model resets local variables to 0 where they are dead
     # (spin's dataflow optimisation, which -o1 turns off): then 0 appears in a local holding
     # pids whatever the permutation.  True unless the pan.m spin wrote shows no such reset
-    # (toolchain.resets_dead_locals).
+    # (loading.resets_dead_locals).
     resets_dead_locals: bool = True
     # Which locals it resets, as (proctype, variable) pairs (INIT for init's), from the marks
     # in that pan.m; None when not known (then every local may be reset).
@@ -128,7 +130,7 @@ class Model:
     as_written: ast.Spec | None = None
     # spin's never claim for each ltl formula, as the spin -a that makes the search's pan
     # wrote it (_spin_nvr.tmp): id of the Ltl unit -> (that unit, the claim).  The claim is what
-    # pan checks, so what the symmetry must respect (validity.py); empty when not known.
+    # pan checks, so what the symmetry must respect (symmetry/validity/); empty when not known.
     ltl_claims: dict[int, tuple[ast.Ltl, ast.Never]] = field(default_factory=dict)
     # The mtype subtypes the model's comments declare scalarsets (pragmas.py), with where.
     scalarsets: dict[str, SourcePos] = field(default_factory=dict)
@@ -155,10 +157,6 @@ class Model:
         from .printer import print_spec
 
         return print_spec(self.spec)
-
-    @property
-    def has_claim(self) -> bool:
-        return bool(self.never_claims or self.ltl)
 
     def ltl_names(self) -> list[str]:
         """The names spin gives the ltl formulas, in order: an unnamed one is ltl_0, ltl_1, ..."""
@@ -321,7 +319,7 @@ def load_model(path: str | Path, defines: tuple[str, ...] | list[str] = (),
 def build_model(spec: ast.Spec, path: str | None = None, merge: bool = True) -> Model:
     """Collect declarations, number mtypes, processes and channels.
 
-    A program that uses the ref/public extension (seed 003) is checked against its rules and
+    A program that uses the ref/public extension of Derepas and Gastin [DG01] is checked against its rules and
     desugared here (desugar.py): the Model is that of the plain program, with ``extended``
     the program as written and ``refs`` what the desugaring knows about its refs.  In a plain
     program, proctypes that are copies of one another up to constants acting as ids are
@@ -378,7 +376,6 @@ class _Builder:
         self.expanded = expand_inlines(expand_selects(spec))
         self.mtypes: dict[str, int] = {}
         self.mtype_sets: dict[str | None, list[str]] = {}
-        self.consts: dict[str, int] = {}
         self.unnumbered_why: dict[int, str] = {}
 
     def process_instances(self) -> list[ProcessInstance]:
@@ -469,9 +466,6 @@ class _Builder:
         dynamic: list[ast.Run] = []
         self.unnumbered_why = {}
         if init is not None:
-            # (whether a process can terminate is the symmetry analysis's conservative test)
-            from ..symmetry.validity import can_terminate
-
             found = init_runs(init.body, self.mtypes, set(proctypes), constant_value,
                               lambda name: can_terminate(proctypes[name].body))
             for started in found.started:
@@ -512,43 +506,4 @@ def _run_of(stmt):
         return stmt.expr
     if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Run):
         return stmt.value
-    return None
-
-
-_BINARY = {
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "/": lambda a, b: int(a / b) if b else None, "%": lambda a, b: a - b * int(a / b) if b else None,
-    "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b, "&": lambda a, b: a & b,
-    "|": lambda a, b: a | b, "^": lambda a, b: a ^ b, "&&": lambda a, b: int(bool(a and b)),
-    "||": lambda a, b: int(bool(a or b)), "==": lambda a, b: int(a == b),
-    "!=": lambda a, b: int(a != b), "<": lambda a, b: int(a < b), "<=": lambda a, b: int(a <= b),
-    ">": lambda a, b: int(a > b), ">=": lambda a, b: int(a >= b),
-}
-
-
-def constant_value(expr, names: dict[str, int] | None = None) -> int | None:
-    """The value of ``expr`` if it is built from constants and the given ``names`` (C semantics
-    for division), else None."""
-    names = names or {}
-    if isinstance(expr, ast.Const):
-        return expr.value
-    if isinstance(expr, ast.VarRef) and expr.index is None and expr.field is None:
-        if expr.name in ("true", "false"):
-            return int(expr.name == "true")
-        return names.get(expr.name)
-    if isinstance(expr, ast.BinOp):
-        left, right = constant_value(expr.left, names), constant_value(expr.right, names)
-        if left is None or right is None:
-            return None
-        return _BINARY[expr.op](left, right)
-    if isinstance(expr, ast.UnOp):
-        value = constant_value(expr.operand, names)
-        if value is None:
-            return None
-        return {"-": -value, "!": int(not value), "~": ~value}[expr.op]
-    if isinstance(expr, ast.CondExpr):
-        cond = constant_value(expr.cond, names)
-        if cond is None:
-            return None
-        return constant_value(expr.then if cond else expr.other, names)
     return None

@@ -4,7 +4,7 @@
 scalarset, as Murphi's and Rumur's ``scalarset`` types are: its values are interchangeable, a
 variable of the type only stores them, passes them on and compares them with ``==`` and ``!=``.
 The symmetry analysis then treats every variable, parameter and message field of type
-``mtype:dim`` as one scalar domain with all the subtype's values (symmetry/types.py), refuses
+``mtype:dim`` as one scalar domain with all the subtype's values (symmetry/inference/), refuses
 the model where the text uses them otherwise, and permutes the values together with the
 processes and channels where the program allows it.
 

@@ -8,9 +8,9 @@ Such a loop is one transition that depends on the *set* of values its counter ta
 their order, and no state is stored while the counter names an id.  So inside its body the
 counter is a pid like any other (a *bound* pid: ``flag[i]``, ``i != _pid``), renamed by a
 permutation that maps the walked range onto itself, while outside the body the counter only
-ever holds its first and last values, which are data.  types.py gives the references to the
-counter inside the body a slot of their own (``("bound", ...)``), validity.py checks that a
-permutation maps the range onto itself (Checker.check_state_shape).
+ever holds its first and last values, which are data.  The type inference (inference/) gives the
+references to the counter inside the body a slot of their own (``("bound", ...)``), the validity
+check (validity/) that a permutation maps the range onto itself (Checker.check_state_shape).
 
 The proof of order independence is deliberately simple: the body may only test conditions,
 assert, print, skip, and update *accumulators*, each written in one way only: the same
@@ -27,7 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..promela import ast
-from ..promela.model import INIT, Model, constant_value
+from ..promela.constants import constant_value
+from ..promela.model import INIT, Model
 
 _COMBINING = {"+", "-", "*", "&&", "||", "&", "|", "^"}
 # The operators that can be mixed on one accumulator: + and - (and ++, --) are all additions.

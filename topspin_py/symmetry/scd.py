@@ -1,4 +1,4 @@
-"""The static channel diagram (seed 000, Def. 11) and its automorphisms, computed by nauty.
+"""The static channel diagram ([DM08] Def. 11) and its automorphisms, computed by nauty.
 
 Vertices are the processes (pids) and the static channels.  Edges are labelled, through a
 small vertex per edge, so that nauty keeps the labels apart:
@@ -29,8 +29,9 @@ import pynauty
 from ..promela import ast
 from ..promela.model import Model
 from ..promela.printer import print_expr
-from .types import CHAN, PID, TypeInfo
+from .inference import CHAN, PID, TypeInfo
 from .validity import Checker
+from .validity.facts import parameter_labels
 
 
 @dataclass
@@ -139,7 +140,7 @@ def build_diagram(model: Model, types: TypeInfo, checker: Checker, regions: bool
     for proc in model.processes:
         me = index[("pid", proc.pid)]
         params = [v for v in model.locals.get(proc.proctype, []) if v.is_param]
-        labels = parameter_labels(model, proc.proctype, checker)
+        labels = parameter_labels(model, proc.proctype, checker.constant_params)
         for param, arg in zip(params, proc.args):
             chan = _static_channel(arg, channel_by_name)
             if chan is not None:
@@ -214,30 +215,6 @@ def diagram_points(model: Model, types: TypeInfo) -> list[tuple]:
     each value v of each scalar domain, in that order."""
     return ([("pid", p.pid) for p in model.processes] + [("chan", c.id) for c in model.channels]
             + [("val", (name, v)) for name, domain in sorted(types.domains.items()) for v in domain.values])
-
-
-def parameter_labels(model: Model, proctype: str, checker: Checker) -> dict[str, str]:
-    """The label of the edge from a process to the channel it gets as each parameter: the
-    parameter's name, except for parameters that a valid permutation may rename among
-    themselves (Checker.param_permutation): those of one type whose uses in the proctype's
-    text look alike (the kinds of statement and operand each is used in) share a label, so
-    that nauty proposes the renamings (a hypercube node's out0, out1 and out2)."""
-    params = [v for v in model.locals.get(proctype, []) if v.is_param]
-    labels = {v.name: f"param:{v.name}" for v in params}
-    constant = checker.constant_params.get(proctype, [])
-    if not constant:
-        return labels
-    uses: dict[str, set[str]] = {v.name: set() for v in constant}
-    body = model.proctypes[proctype].body
-    for node in body.walk():
-        for name in node.field_names:
-            value = getattr(node, name)
-            for child in value if isinstance(value, list) else [value]:
-                if isinstance(child, ast.VarRef) and child.name in uses:
-                    uses[child.name].add(f"{type(node).__name__}.{name}")
-    for var in constant:
-        labels[var.name] = f"param:{var.type.name}:{','.join(sorted(uses[var.name]))}"
-    return labels
 
 
 def _static_channel(ref, channel_by_name, owner=None, checker=None):
