@@ -61,10 +61,10 @@ test: venv
 	$(BIN)/python -m pytest -q -ra --durations=25 -n $(PYTEST_WORKERS) --dist loadgroup tests
 
 # One file or selection per stage, each chosen for being quick; `make test` runs them all again.
-CHECK_TESTS := tests/test_ast.py tests/test_promela.py tests/test_detect.py tests/test_layout.py \
-	tests/test_strategy_labels.py tests/test_pan_output.py tests/test_one_symmetry.py \
-	tests/test_build_cache.py tests/test_import_graph.py \
-	"tests/test_cli.py::test_help_version_and_usage_errors_import_no_stage"
+CHECK_TESTS := tests/promela/test_ast.py tests/promela/test_promela.py tests/symmetry/test_detect.py \
+	tests/layout/test_layout.py tests/commands/test_strategy_labels.py tests/pan/test_pan_output.py \
+	tests/symmetry/test_one_symmetry.py tests/pan/test_build_cache.py tests/architecture/test_import_graph.py \
+	"tests/commands/test_cli.py::test_help_version_and_usage_errors_import_no_stage"
 CHECK_DESELECT := -k "not hypercube and not table2"
 
 check: venv

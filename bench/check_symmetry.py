@@ -23,7 +23,7 @@ from topspin_py.symcheck import DEFAULT_BUDGET
 from topspin_py.verify import VerifyOptions, verify
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "support"))
 import families  # noqa: E402  (the model generators live with the tests)
 
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -1,7 +1,7 @@
 """`topspin-py detect` on every configuration of Table 2 of Donaldson and Miller [DM08]
 (docs/references.md), next to SymmExtractor's published times.
 
-For each configuration: the model is generated (tests/families.py), parsed and analysed in this
+For each configuration: the model is generated (tests/support/families.py), parsed and analysed in this
 process, timed with time.perf_counter; the group order is checked against the table's |G|.
 SymmExtractor's time is its "find largest valid subgroup" column (the optimised one where the
 paper gives it), as printed in Table 2 (2.4 GHz Xeon, 2008); ours is measured on this machine.
@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "support"))
 
 import families  # noqa: E402  (the model generators live with the tests)
 
@@ -39,7 +39,7 @@ def _their_time(config) -> str:
 
 
 # The hypercube with its routing written in neighbours, where the whole geometric group of the
-# cube (2^m m!) is valid (tests/families.py: hypercube_by_neighbour); not a Table 2 model.
+# cube (2^m m!) is valid (tests/support/families.py: hypercube_by_neighbour); not a Table 2 model.
 GEOMETRIC_DIMENSIONS = (2, 3, 4, 5)
 
 

@@ -23,7 +23,7 @@ from bench.runner import report_preamble
 from topspin_py.verify import VerifyOptions, verify
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "support"))
 import families  # noqa: E402  (the model generators live with the tests)
 
 RESULTS = Path(__file__).resolve().parent / "results"

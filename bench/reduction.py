@@ -1,7 +1,7 @@
 """Our reduced verification next to TopSPIN's, on the models both can run.
 
 Our numbers are bench/scaling.py's runs (the same run of `make bench`) of the generated models
-that reproduce TopSPIN's (tests/families.py; tests/test_families.py checks the unreduced
+that reproduce TopSPIN's (tests/support/families.py; tests/oracles/test_families.py checks the unreduced
 counts).  TopSPIN's are those measured on a machine like ours with SPIN 6.5.2
 (shared/notes/topspin-baseline.md, section 3): states stored and pan's search time, with
 -DSAFETY -DNOREDUCE and -m1000000.

@@ -1,7 +1,7 @@
 """States and time against N: six model families, several sizes each, with every registered
 strategy and plain SPIN in the same run.
 
-For each family and size the model is generated (tests/families.py) and verified with
+For each family and size the model is generated (tests/support/families.py) and verified with
 `--strategy none` (plain SPIN) and with each strategy of ``topspin_py.codegen.render.STRATEGIES``
 (whatever is registered when the benchmark runs), all with -DSAFETY -DNOREDUCE.  A run is
 skipped, with the reason in the report, when
@@ -25,7 +25,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "support"))
 
 import families  # noqa: E402  (the model generators live with the tests)
 

@@ -2,7 +2,7 @@
 
 Every successor pan generates is canonicalised before pan looks it up, so a strategy's cost
 shows best as pan's search time divided by the transitions it made.  For Peterson
-N = 3..9 and e-mail N = 3..7 (tests/families.py) this runs ``auto`` and every registered
+N = 3..9 and e-mail N = 3..7 (tests/support/families.py) this runs ``auto`` and every registered
 strategy (``topspin_py.codegen.render.STRATEGIES``, read when the benchmark runs), and plain
 SPIN on Peterson 5 (1,557,370 states) as the yardstick, all in one run with -DSAFETY -DNOREDUCE
 (bench/runner.py).  It writes bench/results/per_transition.md and per_transition.json.

@@ -1,16 +1,29 @@
-"""Shared fixtures: where the shared corpus lives, and skipping cleanly without it."""
+"""Shared fixtures: where the shared corpus lives, and skipping cleanly without it.
+
+The tests live in one folder per pipeline stage (promela/, symmetry/, layout/, codegen/, pan/),
+with commands/, oracles/ and architecture/ beside them; the modules they share (families,
+statespace, differential, ...) are in support/.  This file is the one root conftest of all of
+them: its fixtures reach every folder, and it puts support/ on sys.path before any test module
+is imported, so the helpers are imported by name (``import families``) from every folder.  The
+paths below are the tests' one reference to where things are (``from conftest import MODELS``).
+"""
 
 from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-MODELS = REPO / "tests" / "models"
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+MODELS = TESTS / "models"
+SUPPORT = TESTS / "support"
+if str(SUPPORT) not in sys.path:
+    sys.path.insert(0, str(SUPPORT))
 # The corpus sits beside the checkout (../shared/corpus); TOPSPIN_CORPUS overrides it.
 CORPUS = Path(os.environ.get("TOPSPIN_CORPUS", REPO.parent / "shared" / "corpus"))
 

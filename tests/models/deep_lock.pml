@@ -1,4 +1,4 @@
-/* A combination lock with a deep, rare bug, for swarm verification (tests/test_swarm.py).
+/* A combination lock with a deep, rare bug, for swarm verification (tests/commands/test_swarm.py).
 
    Three identical workers open a lock by taking turns: a step by a worker other than the
    last one to step advances `level`, and the assertion fails when it reaches DEEP (30), so
@@ -9,7 +9,7 @@
    with jammed states before it gets far with the turns, and misses the error.  A swarm
    member compiled with -DT_REVERSE (steps first) or with random orders finds it.
 
-   What it must give (tests/test_swarm.py checks the bitstate runs and the swarm):
+   What it must give (tests/commands/test_swarm.py checks the bitstate runs and the swarm):
    * plain SPIN, exhaustively: the assertion violation (the header's run below);
    * `verify -DBITSTATE --pan -w13` (symmetry on, pan's default order, -k3 -h0): no error;
    * `swarm --jobs 4 --pan -w13 --seed 1`: the error, and a trail that `spin -t` replays to

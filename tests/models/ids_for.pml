@@ -5,7 +5,7 @@
    section, and gives the lock back.  The parameter is never written: it holds the Client's
    pid with offset 1, like `byte id = _pid - 1` would.  A permutation of the Clients moves
    their slots, permutes want[] by pid - 1 and renames the id in `holder` and in each slot.
-   The group is S3 on the Clients (init is fixed): order 6.  tests/test_differential.py checks
+   The group is S3 on the Clients (init is fixed): order 6.  tests/oracles/test_differential.py checks
    that every exact strategy stores the orbit oracle's count.
    Counts measured with plain spin 6.5.2.
 

@@ -2,7 +2,7 @@
    their pids are 1..3 and each uses its own element `flag[_pid - 1]` of an array of three.
    Element i belongs to pid i + 1 (offset 1): a permutation of the P permutes the elements by
    pid - 1.  The lock `busy` keeps the critical section exclusive (ncrit counts who is in it).
-   The group is S3 on the P (init, pid 0, is fixed): order 6.  tests/test_differential.py
+   The group is S3 on the P (init, pid 0, is fixed): order 6.  tests/oracles/test_differential.py
    checks that every exact strategy stores the orbit oracle's count.
    Counts measured with plain spin 6.5.2.
 

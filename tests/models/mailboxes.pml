@@ -3,7 +3,7 @@
    The symmetry is S3 on the processes, each taking its mailbox along: a channel array indexed
    by pid holds its own channels' ids for ever, so a permutation must move box[i] with pid i
    (symmetry/validity/, channel_ref) and leaves the array itself in place.  The orbit oracle of
-   tests/test_differential.py checks every strategy's count.  Counts measured with plain spin
+   tests/oracles/test_differential.py checks every strategy's count.  Counts measured with plain spin
    6.5.2.
 
    pids: P P P

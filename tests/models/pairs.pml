@@ -7,7 +7,7 @@
    apart: in a state with 1->2, 2->3, 3->4, 4->1 every member has the same key, yet no
    transposition of two members fixes it (one does in 1->2, 2->1, 3->4, 4->3).  The sorting
    shortcut of `refine` must then leave the tie to its search; the orbit oracle of
-   tests/test_differential.py checks that every exact strategy stores one state per orbit.
+   tests/oracles/test_differential.py checks that every exact strategy stores one state per orbit.
    Counts measured with plain spin 6.5.2.
 
    pids: nobody member member member member

@@ -1,5 +1,5 @@
 /* Three identical users of a test-and-set lock: the symmetry group is S3 (order 6).
-   tests/test_pan_options_table.py runs every pan option and build mode of the README's table
+   tests/pan/test_pan_options_table.py runs every pan option and build mode of the README's table
    on it, with and without -DBUG, and compares verify's verdict with plain SPIN's.
 
    -DBUG splits the test from the set, so two users can both enter the critical section:

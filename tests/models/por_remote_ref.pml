@@ -8,9 +8,9 @@
    for independent of Watch's read, runs them all before Watch looks, and finds no error:
    plain `spin -run` (and spin -a, gcc, ./pan) reports 12 states, 12 transitions, errors: 0,
    with the warning above.  With -DNOREDUCE pan finds the assertion violation.  verify
-   compiles with -DNOREDUCE by itself here, and says so (tests/test_verify.py); its
+   compiles with -DNOREDUCE by itself here, and says so (tests/commands/test_verify.py); its
    --cross-check names SPIN's reduction as the cause of the verdicts that differ
-   (tests/test_cross_check.py).
+   (tests/commands/test_cross_check.py).
    order: Watch names User[0], pid 0: a permutation must fix it; Users 1 and 2 are
    interchangeable: the swap of pids 1 and 2, order 2.
    expect: flags=-DNOREDUCE states=137 transitions=369 errors=1 order=2

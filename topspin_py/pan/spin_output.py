@@ -16,7 +16,7 @@ Everything the search runs on is kept as spin wrote it: the state vector's layou
 transition tables (pan.t), the transitions' code (pan.m, pan.b), the claims spin translated
 from ltl formulas.  So two directories whose files are equal here hold the same pan, whatever
 it is compiled with: a model copied elsewhere, spin run from another directory, comments or
-blank lines added to the model.  tests/test_corpus_compat.py checks this on the corpus (the
+blank lines added to the model.  tests/oracles/test_corpus_compat.py checks this on the corpus (the
 printed text of each model gives the same files as the original), and that one changed
 constant shows.
 

@@ -5,7 +5,7 @@ The node classes are written out as plain dataclasses, not made at import time, 
 checker sees them: the analyses dispatch over the unions ``Unit``, ``Stmt`` and ``Expr`` with
 ``match`` and ``assert_never``, and mypy reports a node kind that a dispatch forgets.
 
-Run ``python -m topspin_py.promela._ast_gen`` after editing _ast.cfg; tests/test_ast.py fails
+Run ``python -m topspin_py.promela._ast_gen`` after editing _ast.cfg; tests/promela/test_ast.py fails
 while ast.py is out of date.
 """
 

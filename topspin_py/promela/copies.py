@@ -20,7 +20,7 @@ where the first was; the copies started by ``run`` in ``init`` keep their ``run`
 the same order, naming the merged proctype.  Each instance of the rewritten program therefore
 executes what its copy executed, with the same pid, and the state graphs are isomorphic (they
 differ only in pan's proctype numbers ``_t``); plain SPIN's state counts of the two programs are
-equal (tests/test_copies.py).  The symmetry analysis then decides, on the rewritten program,
+equal (tests/promela/test_copies.py).  The symmetry analysis then decides, on the rewritten program,
 whether the ids are used symmetrically: ``k <= j`` in bakery becomes an order comparison on a
 pid, which validity refuses with its own reason.
 

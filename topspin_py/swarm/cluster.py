@@ -95,7 +95,7 @@ def _sent_by_value(function: Callable) -> Callable:
     would have to import topspin_py to run it, however the function's module is registered
     with cloudpickle.  A closure pickle cannot send makes distributed send the task with
     cloudpickle, which sends the closure and ``function`` by value (its module registered).
-    tests/test_swarm.py runs the swarm on workers that cannot import topspin_py."""
+    tests/commands/test_swarm.py runs the swarm on workers that cannot import topspin_py."""
     return lambda *args: function(*args)
 
 

@@ -3,7 +3,7 @@
  * ref to a client, the client's mailbox carries only the answer, and no constant is sent in a
  * ref field.  2 clients, 2 servers.
  * Counts: plain spin 6.5.2 on the desugared program (topspin-py desugar), spin -o1 as verify
- * runs it.  (tests/families.py's client_server_ext, which tests/test_clientserver.py counts,
+ * runs it.  (tests/support/families.py's client_server_ext, which tests/oracles/test_clientserver.py counts,
  * is another reading of Fig. 10: its answers carry a ref too, and a release leaves the
  * server's `cli` as it was: 4,917 states there.)  Only the run without partial-order
  * reduction is here: the states a partial-order search stores depend on the order it takes

@@ -1,6 +1,6 @@
 /* [DG01], section 4.2, Fig. 4: three clients and three servers, each with a ref to one of
  * the other kind and a public byte, so that a tuple is (r, v, _state) on both sides.
- * tests/test_pseudosort_c.py writes the Fig. 4 configuration into a captured state of this
+ * tests/codegen/test_pseudosort_c.py writes the Fig. 4 configuration into a captured state of this
  * model and pseudo-sorts it with the generated C.  Each process reads the v of the process its
  * r names, so that r is a reference to the symmetry analysis too (one the model never follows
  * would be plain data to it); v starts 0 and is never changed (`v == 1` never holds), which

@@ -1,5 +1,5 @@
 /* [DG01], section 4.1: three processes of one proctype, each with a ref to another and a
- * public byte, so that a process's tuple is (r, v, _state).  tests/test_pseudosort_c.py writes
+ * public byte, so that a process's tuple is (r, v, _state).  tests/codegen/test_pseudosort_c.py writes
  * the section's non-sortable state into a captured state of this model and pseudo-sorts it
  * with the generated C.  The body reads another process's v through r, so that r is a
  * reference to the symmetry analysis too (a ref the model never follows would be plain data

@@ -1,7 +1,7 @@
 /* A token among three peers, stated with refs ([DG01]): `holder` names the peer that holds
  * it (_undef_ref: nobody); a peer takes a free token, counts its turns in a public variable and
  * hands the token to any peer, or drops it after its second turn.  The declared group is S3 on
- * the peers, which tests/test_declared_group.py checks against the orbit oracle.
+ * the peers, which tests/symmetry/test_declared_group.py checks against the orbit oracle.
  * Counts: plain spin 6.5.2 on the desugared program (topspin-py desugar), spin -o1 as verify
  * runs it.  Every peer steps only on the global holder, so partial-order reduction has nothing
  * to reduce: the same counts with and without it.  order: the three peers are the instances
