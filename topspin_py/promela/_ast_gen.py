@@ -30,6 +30,7 @@ _LINE = re.compile(r"^(?P<name>\w+)\s*\((?P<groups>[\w,\s]+)\)\s*:(?P<fields>.*)
 class FieldSpec:
     name: str
     kind: str  # "list", "optional", "hidden" (left out of equality) or "plain"
+    written: bool = False  # `!`: the node writes what this field holds (Node.writes())
 
 
 @dataclass(frozen=True)
@@ -54,9 +55,11 @@ def read_config(text: str) -> list[NodeSpec]:
             raise ValueError(f"_ast.cfg:{number}: unknown group(s) {unknown}")
         fields = []
         for item in match.group("fields").split():
+            written = item.endswith("!")
+            item = item.removesuffix("!")
             suffix = item[-1]
             kind = {"*": "list", "?": "optional", "~": "hidden"}.get(suffix, "plain")
-            fields.append(FieldSpec(item.rstrip("*?~"), kind))
+            fields.append(FieldSpec(item.rstrip("*?~"), kind, written))
         nodes.append(NodeSpec(match.group("name"), groups, tuple(fields)))
     return nodes
 
@@ -98,6 +101,25 @@ class Node:
     # The names of the compared fields, in order (dataclasses.fields() is slow, and the
     # symmetry analysis walks the tree many times).
     field_names: ClassVar[tuple[str, ...]] = ()
+    # The fields whose values the node writes (_ast.cfg's `!`): see writes().
+    written_fields: ClassVar[tuple[str, ...]] = ()
+
+    def writes(self) -> list[Node]:
+        """What this node itself writes (not the nodes below it), as the expressions that
+        name it: an assignment's or ``++``/``--``'s target, a ``for``/``select`` variable,
+        and the arguments of a receive that are not matched (an ``eval()`` or a constant
+        matches a message field and writes nothing).  The one definition of a write: every
+        analysis that asks which variables a statement changes reads it, and resolves the
+        names itself.  Embedded C code (c_code, c_expr) writes what its text says, which no
+        analysis reads: detection refuses a model that has any."""
+        written: list[Node] = []
+        for name in self.written_fields:
+            value = getattr(self, name)
+            if isinstance(value, list):
+                written.extend(item for item in value if not isinstance(item, (Eval, Const)))
+            elif value is not None:
+                written.append(value)
+        return written
 
     def children(self) -> Iterator[Node]:
         """The direct child nodes, in field order (lists flattened)."""
@@ -146,6 +168,12 @@ def map_children(node: Node, fn: Callable[[Node], Node]) -> Node:
     return replace(node, **changes) if changes else node
 
 
+def writes_in(node: Node) -> Iterator[Node]:
+    """What ``node`` and every node below it write (Node.writes() over walk())."""
+    for inner in node.walk():
+        yield from inner.writes()
+
+
 def replace(node: Any, **changes: Any) -> Any:
     """A copy of ``node`` with the given fields changed, as ``dataclasses.replace``.
 
@@ -179,6 +207,10 @@ def _class_text(node: NodeSpec) -> str:
         line = ("    field_names: ClassVar[tuple[str, ...]] = (\n"
                 + "".join(f"        {n},\n" for n in compared) + "    )")
     lines.append(line)
+    written = [f'"{s.name}"' for s in node.fields if s.written]
+    if written:
+        lines.append("    written_fields: ClassVar[tuple[str, ...]] = ("
+                     + ", ".join(written) + ("," if len(written) == 1 else "") + ")")
     return "\n".join(lines)
 
 

@@ -35,6 +35,25 @@ class Node:
     # The names of the compared fields, in order (dataclasses.fields() is slow, and the
     # symmetry analysis walks the tree many times).
     field_names: ClassVar[tuple[str, ...]] = ()
+    # The fields whose values the node writes (_ast.cfg's `!`): see writes().
+    written_fields: ClassVar[tuple[str, ...]] = ()
+
+    def writes(self) -> list[Node]:
+        """What this node itself writes (not the nodes below it), as the expressions that
+        name it: an assignment's or ``++``/``--``'s target, a ``for``/``select`` variable,
+        and the arguments of a receive that are not matched (an ``eval()`` or a constant
+        matches a message field and writes nothing).  The one definition of a write: every
+        analysis that asks which variables a statement changes reads it, and resolves the
+        names itself.  Embedded C code (c_code, c_expr) writes what its text says, which no
+        analysis reads: detection refuses a model that has any."""
+        written: list[Node] = []
+        for name in self.written_fields:
+            value = getattr(self, name)
+            if isinstance(value, list):
+                written.extend(item for item in value if not isinstance(item, (Eval, Const)))
+            elif value is not None:
+                written.append(value)
+        return written
 
     def children(self) -> Iterator[Node]:
         """The direct child nodes, in field order (lists flattened)."""
@@ -81,6 +100,12 @@ def map_children(node: Node, fn: Callable[[Node], Node]) -> Node:
             if any(a is not b for a, b in zip(new_list, value)):
                 changes[name] = new_list
     return replace(node, **changes) if changes else node
+
+
+def writes_in(node: Node) -> Iterator[Node]:
+    """What ``node`` and every node below it write (Node.writes() over walk())."""
+    for inner in node.walk():
+        yield from inner.writes()
 
 
 def replace(node: Any, **changes: Any) -> Any:
@@ -265,6 +290,7 @@ class Assign(Node):
     value: Any = None
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("target", "value")
+    written_fields: ClassVar[tuple[str, ...]] = ("target",)
 
 
 @dataclass(eq=True)
@@ -273,6 +299,7 @@ class IncDec(Node):
     op: Any = None
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("target", "op")
+    written_fields: ClassVar[tuple[str, ...]] = ("target",)
 
 
 @dataclass(eq=True)
@@ -292,6 +319,7 @@ class Receive(Node):
     keep: Any = None
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("chan", "args", "random", "keep")
+    written_fields: ClassVar[tuple[str, ...]] = ("args",)
 
 
 @dataclass(eq=True)
@@ -337,6 +365,7 @@ class ForRange(Node):
     body: Any = None
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("var", "lo", "hi", "body")
+    written_fields: ClassVar[tuple[str, ...]] = ("var",)
 
 
 @dataclass(eq=True)
@@ -346,6 +375,7 @@ class ForIn(Node):
     body: Any = None
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("var", "array", "body")
+    written_fields: ClassVar[tuple[str, ...]] = ("var",)
 
 
 @dataclass(eq=True)
@@ -356,6 +386,7 @@ class Select(Node):
     expands: Any = None
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("var", "lo", "hi", "expands")
+    written_fields: ClassVar[tuple[str, ...]] = ("var",)
 
 
 @dataclass(eq=True)

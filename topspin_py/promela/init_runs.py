@@ -371,20 +371,10 @@ def _written(node) -> set[str]:
     """The names of the variables (as plain names) that ``node`` can write."""
     names: set[str] = set()
     for n in node.walk():
-        targets: list = []
-        if isinstance(n, (ast.Assign, ast.IncDec)):
-            targets = [n.target]
-        elif isinstance(n, ast.Receive):
-            targets = list(n.args)
-        elif isinstance(n, (ast.ForRange, ast.ForIn, ast.Select)):
-            targets = [n.var]
-        elif isinstance(n, ast.Decl):
+        if isinstance(n, ast.Decl):
+            # (spin evaluates a declaration's initialiser where the declaration stands)
             names.update(v.name for v in n.vars)
-        for target in targets:
-            if isinstance(target, ast.Eval):
-                continue
-            if isinstance(target, ast.VarRef):
-                names.add(target.name)
+        names.update(target.name for target in n.writes() if isinstance(target, ast.VarRef))
     return names
 
 

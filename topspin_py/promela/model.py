@@ -353,14 +353,9 @@ READ_ONLY = frozenset({"_pid", "_nr_pr", "_last", "np_"})
 
 def _refuse_writes_to_predefined(spec: ast.Spec) -> None:
     for node in spec.walk():
-        if isinstance(node, (ast.Assign, ast.IncDec)):
-            written = [node.target]
-        elif isinstance(node, ast.Receive):
-            written = [a for a in node.args if not (isinstance(a, ast.VarRef) and a.name == "_pid")]
-        elif isinstance(node, (ast.ForRange, ast.ForIn, ast.Select)):
-            written = [node.var]
-        else:
-            continue
+        written = node.writes()
+        if isinstance(node, ast.Receive):   # (a receive into _pid is allowed: see READ_ONLY)
+            written = [a for a in written if not (isinstance(a, ast.VarRef) and a.name == "_pid")]
         for target in written:
             if isinstance(target, ast.VarRef) and target.name in READ_ONLY:
                 raise ModelError(f"write to the read-only variable {target.name}",

@@ -191,16 +191,8 @@ def _inert_channels(model: Model, types: TypeInfo) -> set[tuple[str, int]]:
     if any(types.kind(slot) == CHAN and slot not in own_slots for slot in types.parent):
         return set()
     for unit in model.expanded.units:
-        for node in unit.walk():
-            targets: list = []
-            if isinstance(node, (ast.Assign, ast.IncDec)):
-                targets = [node.target]
-            elif isinstance(node, ast.Receive):
-                targets = list(node.args)
-            elif isinstance(node, (ast.ForRange, ast.ForIn, ast.Select)):
-                targets = [node.var]
-            if any(isinstance(t, ast.VarRef) and t.name in static_names for t in targets):
-                return set()  # a channel variable written: its value is no longer its name's
+        if any(isinstance(t, ast.VarRef) and t.name in static_names for t in ast.writes_in(unit)):
+            return set()  # a channel variable written: its value is no longer its name's
     return {("chan", c.id) for c in model.channels if c.owner_pid is None and c.capacity == 0}
 
 
@@ -441,16 +433,8 @@ def _without_constants(node, global_names: set[str]):
         return ast.Const(value="#")
     if not isinstance(node, ast.Node):
         return node
-    changes = {}
-    for name in node.field_names:
-        value = getattr(node, name)
-        if isinstance(value, ast.Node):
-            changes[name] = _without_constants(value, global_names)
-        elif isinstance(value, list):
-            changes[name] = [_without_constants(v, global_names) for v in value]
-    if isinstance(node, ast.VarRef) and node.name in global_names:
-        changes["name"] = "#"
-    return ast.replace(node, **changes)
+    node = ast.map_children(node, lambda child: _without_constants(child, global_names))
+    return ast.replace(node, name="#") if isinstance(node, ast.VarRef) and node.name in global_names else node
 
 
 def _points(model: Model) -> tuple[tuple, ...]:

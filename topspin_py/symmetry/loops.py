@@ -121,14 +121,7 @@ def _start(before: list, name: str, model: Model) -> int | None:
         for inner in step.walk():
             if isinstance(inner, ast.Labeled):
                 return None
-            targets: list = []
-            if isinstance(inner, (ast.Assign, ast.IncDec)):
-                targets = [inner.target]
-            elif isinstance(inner, ast.Receive):
-                targets = list(inner.args)
-            elif isinstance(inner, (ast.ForRange, ast.ForIn, ast.Select)):
-                targets = [inner.var]
-            if any(isinstance(t, ast.VarRef) and t.name == name for t in targets):
+            if any(isinstance(t, ast.VarRef) and t.name == name for t in inner.writes()):
                 return None
     return None
 

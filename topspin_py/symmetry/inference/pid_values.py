@@ -118,9 +118,4 @@ def _substituted(expr, copies: dict[str, ast.Expr]):
         return copies[expr.name]
     if not isinstance(expr, ast.Node) or isinstance(expr, ast.RemoteVar):
         return expr
-    changes = {}
-    for name in expr.field_names:
-        value = getattr(expr, name)
-        if isinstance(value, ast.Node):
-            changes[name] = _substituted(value, copies)
-    return ast.replace(expr, **changes) if changes else expr
+    return ast.map_children(expr, lambda child: _substituted(child, copies))

@@ -72,17 +72,7 @@ class SlotResolver:
 def written_names(body: ast.Sequence) -> set[str]:
     """The names of the variables that ``body`` writes (assigns, changes, receives into, runs
     a loop with)."""
-    names: set[str] = set()
-    for node in body.walk():
-        targets: list = []
-        if isinstance(node, (ast.Assign, ast.IncDec)):
-            targets = [node.target]
-        elif isinstance(node, ast.Receive):
-            targets = [a for a in node.args if not isinstance(a, ast.Eval)]
-        elif isinstance(node, (ast.ForRange, ast.ForIn, ast.Select)):
-            targets = [node.var]
-        names.update(t.name for t in targets if isinstance(t, ast.VarRef))
-    return names
+    return {target.name for target in ast.writes_in(body) if isinstance(target, ast.VarRef)}
 
 
 def slot_variable(model: Model, slot) -> Variable | None:
@@ -95,16 +85,11 @@ def slot_variable(model: Model, slot) -> Variable | None:
 
 
 def written_targets(node: ast.Node) -> list:
-    """What the statement ``node`` may write: an assignment's or ``++``/``--``'s target, the
-    arguments of a receive (an ``eval(x)`` counted as ``x``: more than is written, never
-    less), a ``for``/``select`` loop's variable; [] for any other node."""
-    if isinstance(node, (ast.Assign, ast.IncDec)):
-        return [node.target]
-    if isinstance(node, ast.Receive):
-        return [a.expr if isinstance(a, ast.Eval) else a for a in node.args]
-    if isinstance(node, (ast.ForRange, ast.ForIn, ast.Select)):
-        return [node.var]
-    return []
+    """What the statement ``node`` may write (Node.writes()), and, in a receive, the ``x`` of
+    each ``eval(x)`` too: more than is written, never less (an eval writes nothing; counting it
+    keeps x from being taken for a constant)."""
+    evaluated = [a.expr for a in node.args if isinstance(a, ast.Eval)] if isinstance(node, ast.Receive) else []
+    return [*node.writes(), *evaluated]
 
 
 def written_variables(model: Model) -> set[tuple[str | None, str]]:

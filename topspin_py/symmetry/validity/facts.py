@@ -299,14 +299,7 @@ class ModelFacts:
             return written
         for unit in self.model.expanded.units:
             for node in unit.walk():
-                targets: list = []
-                if isinstance(node, (ast.Assign, ast.IncDec)):
-                    targets = [node.target]
-                elif isinstance(node, ast.Receive):
-                    targets = [a for a in node.args if isinstance(a, ast.VarRef)]
-                elif isinstance(node, (ast.ForRange, ast.ForIn, ast.Select)):
-                    targets = [node.var]
-                for target in targets:
+                for target in node.writes():
                     if isinstance(target, ast.VarRef) and target.name in names and target.field is None:
                         owner_var, _ = self.resolve.variable(target.name, owner_of(unit))
                         if owner_var is not None and owner_var.owner is None:
