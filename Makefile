@@ -1,7 +1,7 @@
 # topspin-py: set-up, demo, tests and benchmarks.
 #   make demo   install spin/gcc if missing, create .venv, install, verify an example
-#   make test   the same set-up, then ruff over topspin_py/, tests/ and bench/, mypy over
-#               topspin_py/, then the test suite
+#   make test   the same set-up, then ruff and mypy over topspin_py/, tests/ and bench/,
+#               then the test suite
 #   make check  the quick tier for the edit loop: ruff, mypy and a few minutes of tests that
 #               touch every stage (parse, detect, layout, codegen, splice, gcc, pan, report, CLI)
 #   make bench  the same set-up plus matplotlib, then the benchmarks (side by side with plain

@@ -72,7 +72,7 @@ def _round(model: Path, scratch: Path) -> dict[str, float]:
 
 def run() -> Path:
     started = time.monotonic()
-    rows = []
+    rows: list[tuple[str, dict[str, float] | None]] = []   # None: the model is not in the corpus
     with tempfile.TemporaryDirectory(prefix="topspin-everyday-") as name:
         for relative in MODELS:
             model = CORPUS / relative

@@ -11,7 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-from bench.records import PLAIN, TIME_FLOOR, Family, Record, label, strategies  # noqa: E402
+from bench.records import PLAIN, TIME_FLOOR, Family, Record, label, ok_search_s, strategies  # noqa: E402
 
 MARKERS = "osD^vP*Xh"
 
@@ -28,7 +28,7 @@ def _style(strategy: str, names: list[str]) -> dict:
 
 
 def _series(records: list[Record], family: Family, strategy: str, what: str):
-    points = [(r.n, r.states if what == "states" else max(r.search_s, TIME_FLOOR))
+    points = [(r.n, r.states if what == "states" else max(ok_search_s(r), TIME_FLOOR))
               for r in records if r.family == family.key and r.strategy == strategy
               and r.status == "ok" and r.complete]
     return [n for n, _ in points], [v for _, v in points]

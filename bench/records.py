@@ -49,6 +49,18 @@ class Record:
     extra: dict = field(default_factory=dict)
 
 
+def ok_states(r: Record) -> int:
+    """An "ok" record's states stored (every run that gave a Result has them)."""
+    assert r.states is not None, r
+    return r.states
+
+
+def ok_search_s(r: Record) -> float:
+    """An "ok" record's pan search time (every run that gave a Result has it)."""
+    assert r.search_s is not None, r
+    return r.search_s
+
+
 def strategies() -> list[str]:
     """Plain SPIN first, then every registered strategy, in registry order."""
     return [PLAIN, *STRATEGIES]

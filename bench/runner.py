@@ -73,6 +73,7 @@ def in_child(function, args: tuple = (), budget_s: float = 300.0) -> tuple[str, 
     finally:
         wall = time.monotonic() - started
         if kind != "ok" and child.is_alive():
+            assert child.pid is not None     # started above
             try:
                 os.killpg(child.pid, signal.SIGKILL)   # the child's own group: it, spin, gcc, pan
             except ProcessLookupError:

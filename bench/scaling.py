@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO / "tests" / "support"))
 import families  # noqa: E402  (the model generators live with the tests)
 
 from bench import runner  # noqa: E402
-from bench.records import PLAIN, TIME_FLOOR, Family, Record, label, strategies  # noqa: E402
+from bench.records import PLAIN, TIME_FLOOR, Family, Record, label, ok_search_s, ok_states, strategies  # noqa: E402
 from topspin_py.codegen.render import STRATEGIES  # noqa: E402
 from topspin_py.errors import TopspinError  # noqa: E402
 from topspin_py.promela import load_model  # noqa: E402
@@ -97,15 +97,15 @@ def _why_skip(history: list[Record], n: int, state_cap: float = STATE_CAP,
         if earlier.status == "skipped":
             return f"not run (N = {earlier.n} was skipped)"
     done = [r for r in history if r.status == "ok"]
-    states = _extrapolate([(r.n, r.states) for r in done], n)
+    states = _extrapolate([(r.n, ok_states(r)) for r in done], n)
     if states is not None and states > state_cap:
         return (f"not run: about {_short(states)} states expected (from N = {done[-2].n}, {done[-1].n}), "
                 f"over the {_short(state_cap)} cap")
-    if states is not None and done[-1].search_s >= 0.5:
+    if states is not None and ok_search_s(done[-1]) >= 0.5:
         # time per stored state, extrapolated the same way (it grows with the group for some strategies)
-        per_state = _extrapolate([(r.n, max(r.search_s, TIME_FLOOR) / r.states) for r in done], n)
-        if per_state is not None and done[-2].search_s < 0.05:
-            per_state = done[-1].search_s / done[-1].states   # too little signal: linear in states
+        per_state = _extrapolate([(r.n, max(ok_search_s(r), TIME_FLOOR) / ok_states(r)) for r in done], n)
+        if per_state is not None and ok_search_s(done[-2]) < 0.05:
+            per_state = ok_search_s(done[-1]) / ok_states(done[-1])   # too little signal: linear in states
         seconds = states * per_state if per_state is not None else None
         if seconds is not None and seconds > time_cap:
             return (f"not run: about {_duration(seconds)} of search expected (from N = {done[-2].n}, "
@@ -165,9 +165,11 @@ def group_order(source: str) -> int | None:
 def _fill(record: Record, outcome: runner.Outcome) -> None:
     record.wall_s = round(outcome.wall_s, 2)
     if not outcome.ok:
+        assert outcome.failure is not None   # runner.run gives the reason when there is no Result
         record.status, record.reason = "failed", outcome.failure
         return
     result = outcome.result
+    assert result is not None                # outcome.ok
     record.status = "ok"
     record.group_order = result.group_order
     record.states, record.transitions = result.states_stored, result.transitions
@@ -305,11 +307,11 @@ def _reduction(at: dict[str, Record]) -> str:
     """Plain states over the best reduced states, when both were measured (an approximate
     strategy's count may be below the orbit count: it is left out)."""
     plain = at.get(PLAIN)
-    reduced = [r.states for s, r in at.items() if s != PLAIN and r.status == "ok" and r.complete
+    reduced = [ok_states(r) for s, r in at.items() if s != PLAIN and r.status == "ok" and r.complete
                and STRATEGIES.get(s) is not None and STRATEGIES[s].exactness != "approximate"]
     if plain is None or plain.status != "ok" or not reduced or not plain.complete:
         return "-"
-    return f"{plain.states / min(reduced):,.1f}x"
+    return f"{ok_states(plain) / min(reduced):,.1f}x"
 
 
 def _families(records: list[Record]) -> list[Family]:

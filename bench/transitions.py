@@ -72,7 +72,7 @@ SOURCES = {"peterson": families.peterson, "email": families.email}
 # per transition as that run gives it.  topspin-baseline.md (section 3): pan's own "elapsed
 # time" (10 ms resolution).  (family, N): [(source, strategy, states, transitions, seconds,
 # µs per transition, note)]; None where the source gives no figure.
-TOPSPIN = {
+TOPSPIN: dict[tuple[str, int], list[tuple[str, str, int, int | None, float, float | None, str]]] = {
     ("peterson", 5): [("baseline", "exactmarkers", 17_321, 86_602, 0.02, None, "")],
     ("peterson", 6): [("baseline", "exactmarkers", 89_850, 539_096, 0.14, None, "")],
     ("peterson", 7): [("paired run", "exactmarkers", 442_481, None, 1.23, 0.40, "whole pan process"),
@@ -164,6 +164,7 @@ def _cell(r: Record | None, plain_us: float | None) -> str:
     us = per_transition_us(r)
     if us is None:
         return f"{r.states:,} / 0 transitions / {r.search_s:.2f} s"
+    assert r.search_s is not None          # per_transition_us gave a figure
     ratio = f", {us / plain_us:.2f}x" if plain_us else ""
     short = " (short: timer)" if r.search_s < TOO_SHORT_S else ""
     ran_as = r.extra.get("used_strategy")
@@ -261,15 +262,15 @@ def markdown(records: list[Record], elapsed_s: float, caps: Caps, big: bool, com
     exact_transitions = {(r.family, r.n): r.transitions for r in records
                          if r.status == "ok" and r.complete and r.strategy in STRATEGIES
                          and STRATEGIES[r.strategy].exactness == "exact" and r.extra.get("used_strategy") == r.strategy}
-    for (family, n), entries in TOPSPIN.items():
+    for (name, n), entries in TOPSPIN.items():
         for source, strategy, states, transitions, seconds, us, note in entries:
             shown = f"{transitions:,}" if transitions else "-"
-            if transitions is None and (family, n) in exact_transitions:
-                transitions = exact_transitions[family, n]
+            if transitions is None and (name, n) in exact_transitions:
+                transitions = exact_transitions[name, n]
                 shown = f"{transitions:,}*"
             if us is None and transitions:
                 us = max(seconds, RESOLUTION_S) / transitions * 1e6
-            lines.append(f"| {family} {n} | {source} | {strategy} | {states:,} | {shown} | {seconds:g} | "
+            lines.append(f"| {name} {n} | {source} | {strategy} | {states:,} | {shown} | {seconds:g} | "
                          f"{f'{us:.3f}' if us is not None else '-'} | "
                          f"{f'{us / PLAIN_US[source]:.1f}x' if us is not None else '-'} | {note} |")
     return "\n".join(lines) + "\n"

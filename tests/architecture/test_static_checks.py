@@ -1,7 +1,7 @@
 """A guard against an AST node kind the symmetry analysis forgets: it dispatches over the AST's
 node kinds with a ``match`` that ends in ``assert_never``, and mypy (which ``make test`` runs)
-rejects a ``match`` that misses a kind.  Shown on a copy of topspin_py/ with one ``case`` taken
-out."""
+rejects a ``match`` that misses a kind.  Shown on a copy of topspin_py/ (with tests/ and
+bench/, which mypy checks too) with one ``case`` taken out."""
 
 from __future__ import annotations
 
@@ -16,15 +16,16 @@ from conftest import REPO
 
 
 def _copy_package(where: Path) -> Path:
-    """topspin_py/ and the mypy configuration, as mypy sees them in the repository."""
-    shutil.copytree(REPO / "topspin_py", where / "topspin_py",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    """topspin_py/, tests/ and bench/ (the trees the configuration names) and the mypy
+    configuration, as mypy sees them in the repository."""
+    for tree in ("topspin_py", "tests", "bench"):
+        shutil.copytree(REPO / tree, where / tree, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO / "pyproject.toml", where / "pyproject.toml")
     return where
 
 
 def _mypy(root: Path, cache: Path) -> subprocess.CompletedProcess[str]:
-    # The configuration ([tool.mypy] in pyproject.toml) names the package: as `make test` runs it.
+    # The configuration ([tool.mypy] in pyproject.toml) names the trees: as `make test` runs it.
     return subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(cache)], cwd=root,
                           capture_output=True, text=True, timeout=600)
 

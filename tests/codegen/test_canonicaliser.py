@@ -36,6 +36,7 @@ from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cbuild
 import families
@@ -128,10 +129,12 @@ class Space:
 
 def _model_path(case: Case, corpus_dir: Path | None, workdir: Path) -> Path:
     if case.corpus is not None:
+        assert corpus_dir is not None, f"{case.name} needs the corpus"
         return corpus_dir / case.corpus
     if case.own is not None:
         return MODELS / case.own
     path = workdir / f"{case.name}.pml"
+    assert case.source is not None, f"{case.name}: no corpus path, own model or source"
     path.write_text(case.source)
     return path
 
@@ -303,9 +306,9 @@ def violations(space: Space, library: cbuild.Library, exactness: str,
             reps_of_orbit[space.orbit[n]].add(rep_key)
     if exactness == "exact":
         started_orbit = {orbit: started for orbit, started in zip(space.orbit, space.started)}
-        for orbit, reps in reps_of_orbit.items():
-            if len(reps) > 1:
-                found.note("one rep per orbit", f"orbit {orbit} has {len(reps)} canonical forms",
+        for orbit, forms in reps_of_orbit.items():
+            if len(forms) > 1:
+                found.note("one rep per orbit", f"orbit {orbit} has {len(forms)} canonical forms",
                            started_orbit[orbit])
         _random_elements(space, library, found)
     return found
@@ -508,7 +511,7 @@ init { run user(); run user(); run user() }
 def test_processes_started_one_by_one_keep_their_assertion_violation(tmp_path):
     model = tmp_path / "one_by_one.pml"
     model.write_text(ONE_BY_ONE)
-    options = dict(defines=SAFETY, pan_args=("-c0",), save_trails=False)
+    options: dict[str, Any] = dict(defines=SAFETY, pan_args=("-c0",), save_trails=False)
     plain = verify(model, VerifyOptions(strategy="none", **options))
     assert plain.complete and plain.errors >= 1
     for strategy in STRATEGIES:

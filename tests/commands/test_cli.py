@@ -302,6 +302,7 @@ def test_interrupt_exits_cleanly(tmp_path):
                                cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, start_new_session=True,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert process.stderr is not None  # stderr=PIPE
     deadline = time.monotonic() + 60
     stderr = ""
     while "pan: 1M states" not in stderr and time.monotonic() < deadline:  # pan is running

@@ -130,6 +130,7 @@ def test_verdicts_that_differ_are_a_failure():
     # (1) nor "no errors" (0) may be reported: 2, as --compare does.
     result = _made_up(1, 0, "pan:1: assertion violated (x) (at depth 3)", None)
     assert result.exit_status == 2
+    assert result.por_disagreement is not None
     assert result.por_disagreement.startswith(
         "the verdicts differ (strategy refine, group order 6): the search with partial order "
         "reduction found 1 error(s), the search without partial order reduction (-DNOREDUCE) found none")
@@ -145,6 +146,7 @@ def test_first_errors_of_different_kinds_still_mean_errors():
     result = _made_up(1, 1, "pan:1: assertion violated (x) (at depth 3)",
                       "pan:1: invalid end state (at depth 4)")
     assert result.exit_status == 1 and result.por_disagreement is None
+    assert result.por_first_errors_differ is not None
     assert result.por_first_errors_differ.startswith(
         "the first errors differ in kind: 'assertion violated' with partial order reduction, "
         "'invalid end state' without partial order reduction (-DNOREDUCE)")

@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -15,11 +16,12 @@ def cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "topspin_py.cli", *args], capture_output=True, text=True)
 
 
-def build_and_run(directory: Path, flags: list[str], pan_args: list[str] = ()) -> tuple[int, int]:
+def build_and_run(directory: Path, flags: list[str], pan_args: Sequence[str] = ()) -> tuple[int, int]:
     subprocess.run(["gcc", "-O1", "-w", *flags, "-o", "pan", "pan.c"], cwd=directory, check=True)
     out = subprocess.run(["./pan", *pan_args], cwd=directory, capture_output=True, text=True).stdout
-    return (int(re.search(r"(\d+) states, stored", out).group(1)),
-            int(re.search(r"(\d+) transitions", out).group(1)))
+    stored, transitions = re.search(r"(\d+) states, stored", out), re.search(r"(\d+) transitions", out)
+    assert stored and transitions, out
+    return int(stored.group(1)), int(transitions.group(1))
 
 
 def test_generate_writes_a_pan_that_stores_one_state_per_orbit(corpus, tmp_path):
@@ -93,7 +95,9 @@ CLAIM_ON_PID_1 = "never { do :: x == 1 -> break :: else od }\n"
 def pan_errors(directory: Path, flags: list[str]) -> int:
     subprocess.run(["gcc", "-O1", "-w", *flags, "-o", "pan", "pan.c"], cwd=directory, check=True)
     out = subprocess.run(["./pan"], cwd=directory, capture_output=True, text=True).stdout
-    return int(re.search(r"errors: (\d+)", out).group(1))
+    errors = re.search(r"errors: (\d+)", out)
+    assert errors, out
+    return int(errors.group(1))
 
 
 def spin_with_separate_claim(directory: Path) -> None:

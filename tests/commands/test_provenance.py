@@ -42,7 +42,9 @@ def pan(directory: Path, flags: list[str]) -> tuple[int, int]:
     """Compile pan.c in ``directory`` with ``flags`` and run pan: (errors, states stored)."""
     subprocess.run(["gcc", "-O1", "-w", *flags, "-o", "pan", "pan.c"], cwd=directory, check=True)
     out = subprocess.run(["./pan"], cwd=directory, capture_output=True, text=True, timeout=120).stdout
-    return int(re.search(r"errors: (\d+)", out)[1]), int(re.search(r"(\d+) states, stored", out)[1])
+    errors, stored = re.search(r"errors: (\d+)", out), re.search(r"(\d+) states, stored", out)
+    assert errors and stored, out
+    return int(errors[1]), int(stored[1])
 
 
 def refused(done: subprocess.CompletedProcess, at_a_file: bool = True) -> str:

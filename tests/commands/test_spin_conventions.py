@@ -98,11 +98,14 @@ def spin_run(text: str, directory: Path, *args: str) -> dict:
     out = run.stdout + run.stderr
     summary = re.search(r"depth reached (\d+), errors: (\d+)", out)
     assert summary, out
+    states = re.search(r"^\s*(\d+) states, stored", out, re.M)
+    transitions = re.search(r"^\s*(\d+) transitions", out, re.M)
+    assert states and transitions, out
     return {
         "output": out,
         "errors": int(summary.group(2)),
-        "states": int(re.search(r"^\s*(\d+) states, stored", out, re.M).group(1)),
-        "transitions": int(re.search(r"^\s*(\d+) transitions", out, re.M).group(1)),
+        "states": int(states.group(1)),
+        "transitions": int(transitions.group(1)),
         "trails": sorted(p.name for p in directory.glob("*trail")),
         "depth_limit_hit": "max search depth too small" in out,
     }
@@ -144,7 +147,9 @@ def test_iterative_shortening_leaves_one_trail_the_shortest(tmp_path):
     reductions = re.findall(r"reducing search depth to (\d+)", reference["output"])
     assert len(reductions) >= 2, reference["output"]   # several improvements, or the test proves nothing
     shortest = int(reductions[-1]) - 1
-    first = int(re.search(r"\(at depth (\d+)\)", reference["output"]).group(1))
+    at_depth = re.search(r"\(at depth (\d+)\)", reference["output"])
+    assert at_depth, reference["output"]
+    first = int(at_depth.group(1))
     assert shortest < first
 
     model = write(tmp_path / "ours", SHORTENING)
@@ -156,6 +161,7 @@ def test_iterative_shortening_leaves_one_trail_the_shortest(tmp_path):
     summary = result.summary()
     assert re.search(rf"^shortest:\s+error at depth {shortest} ", summary, re.M)
     # The trail on disk is the shortest one: spin replays it in depth+1 steps.
+    assert result.trail is not None
     steps = [line for line in Path(result.trail).read_text().splitlines() if line[:1].isdigit()]
     assert len(steps) == shortest + 1
 
@@ -268,7 +274,9 @@ def test_formula_claim_is_numbered_as_spin_numbers_it(tmp_path):
                           cwd=plain.parent, capture_output=True, text=True)
     assert "defaults to -N never_0" in spin.stdout
     pan_t = (plain.parent / "pan.t").read_text()
-    model_claim = re.search(r"/\* proctype \d+: never_0 \*/(.*?)(?=/\* proctype|\Z)", pan_t, re.S).group(1)
+    never_0 = re.search(r"/\* proctype \d+: never_0 \*/(.*?)(?=/\* proctype|\Z)", pan_t, re.S)
+    assert never_0, pan_t
+    model_claim = never_0.group(1)
     assert "c[0]+c[1]" in model_claim   # never_0 is the model's own claim
     model = write(tmp_path / "ours", text)
     default = json.loads(topspin("verify", "-F", "f.ltl", "m.pml", "--json", cwd=model.parent).stdout)
@@ -299,7 +307,9 @@ def plain_spin_with_claim_file(directory: Path, *defines: str, pan=()) -> dict:
                    capture_output=True)
     subprocess.run(["gcc", "-O0", "-o", "pan", "pan.c"], cwd=directory, check=True, capture_output=True)
     out = subprocess.run(["./pan", *pan], cwd=directory, capture_output=True, text=True).stdout
-    return {"errors": int(re.search(r"errors: (\d+)", out).group(1)), "output": out}
+    errors = re.search(r"errors: (\d+)", out)
+    assert errors, out
+    return {"errors": int(errors.group(1)), "output": out}
 
 
 @pytest.mark.parametrize("form", [
@@ -427,13 +437,16 @@ def test_depth_growth_keeps_the_error_the_first_run_found(tmp_path):
     # deeper search would report the one at n == 15000 instead.  Ours must be spin's.
     reference = spin_run(TWO_ASSERTIONS, tmp_path / "spin", "-run")
     assert reference["depth_limit_hit"] and reference["errors"] == 1
-    depth = int(re.search(r"assertion violated .*\(at depth (\d+)\)", reference["output"]).group(1))
+    violated = re.search(r"assertion violated .*\(at depth (\d+)\)", reference["output"])
+    assert violated, reference["output"]
+    depth = int(violated.group(1))
     assert depth < 10000
     model = write(tmp_path / "ours", TWO_ASSERTIONS)
     result = verify(model, VerifyOptions(strategy="none"))
     assert result.errors == 1 and result.exit_status == 1
     assert re.search(rf"\(at depth {depth}\)", result.error_messages[0])
     assert result.depth_limit == 10000 and not result.complete
+    assert result.incomplete_reason is not None and result.trail is not None
     assert "keep the errors found" in result.incomplete_reason
     steps = [line for line in Path(result.trail).read_text().splitlines() if line[:1].isdigit()]
     assert len(steps) == depth + 1

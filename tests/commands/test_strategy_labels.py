@@ -88,7 +88,9 @@ def test_auto_says_what_it_chose_and_why(tmp_path, capsys):
 
     assert main(["verify", "--quiet", str(model)]) == 0
     summary = capsys.readouterr().out
-    line = re.search(r"^strategy:\s+(.*)$", summary, re.M).group(1)
+    strategy_row = re.search(r"^strategy:\s+(.*)$", summary, re.M)
+    assert strategy_row, summary
+    line = strategy_row.group(1)
     assert line == (f"{out['strategy']} (exact; group order 6), chosen by auto: {out['strategy_reason']}")
     assert "warning:" not in summary
 
@@ -171,7 +173,9 @@ def test_generate_says_autos_reason_in_the_header(tmp_path, capsys):
 def test_an_unknown_exactness_label_is_warned_about_as_approximate(monkeypatch):
     monkeypatch.setitem(STRATEGIES, "test-odd", Strategy("test-odd", "mostly", "a label nobody defined", "chain",
                                                         "segmented.c.j2", keys="segmented"))
-    assert NOT_A_PROOF in strategies.warning("test-odd")
+    warning = strategies.warning("test-odd")
+    assert warning is not None
+    assert NOT_A_PROOF in warning
     assert strategies.warning("none") is None
     assert all(strategies.warning(name) is None for name, s in STRATEGIES.items() if s.exactness == "exact")
 

@@ -112,6 +112,13 @@ def summary_rows(summary: str) -> dict[str, list[str]]:
     return rows
 
 
+def search_or_fail(pattern: str, text: str, flags: int = 0) -> re.Match[str]:
+    """``re.search``'s match, which the caller counts on: no match fails the test here."""
+    match = re.search(pattern, text, flags)
+    assert match is not None, f"no {pattern!r} in:\n{text}"
+    return match
+
+
 # --- the summary -------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("text, pans_name", [
@@ -122,7 +129,7 @@ def summary_rows(summary: str) -> dict[str, list[str]]:
 def test_the_claim_checked_is_named(tmp_path, text, pans_name):
     result = verify(write(tmp_path, text), quick(safety=True))
     plain = plain_report(result)
-    header = re.search(r"^\tnever claim\s+([+-]) \((.*)\)$", plain, re.M)
+    header = search_or_fail(r"^\tnever claim\s+([+-]) \((.*)\)$", plain, re.M)
     if pans_name is None:
         assert header.groups() == ("-", "none specified")
         expected = "none"
@@ -173,7 +180,7 @@ def test_pans_warnings_are_shown(tmp_path, text, options, pans_line, shown):
     result = verify(write(tmp_path, text), quick(**options))
     plain = plain_report(result)
     if pans_line is None:   # the hash factor line, below 100
-        factor = re.search(r"^hash factor: (\S+) \(best if > 100\.\)$", plain, re.M)
+        factor = search_or_fail(r"^hash factor: (\S+) \(best if > 100\.\)$", plain, re.M)
         assert float(factor.group(1)) < 100
         pans_line = factor.group(0)
     assert re.search(f"^{re.escape(pans_line)}$", plain, re.M)
@@ -185,8 +192,8 @@ def test_pans_warnings_are_shown(tmp_path, text, options, pans_line, shown):
 def test_bitstate_shows_the_hash_factor(tmp_path):
     result = verify(write(tmp_path, COUNTER.replace("{N}", "5")), quick(defines=("BITSTATE",)))
     plain = plain_report(result)
-    factor = float(re.search(r"^hash factor: (\S+) \(best if > 100\.\)$", plain, re.M).group(1))
-    bits = int(re.search(r"^bits set per state: (\d+) \(-k\d+\)$", plain, re.M).group(1))
+    factor = float(search_or_fail(r"^hash factor: (\S+) \(best if > 100\.\)$", plain, re.M).group(1))
+    bits = int(search_or_fail(r"^bits set per state: (\d+) \(-k\d+\)$", plain, re.M).group(1))
     # 2^27 bits (pan's bitstate default -w27) for 13 states
     assert factor == pytest.approx(2**27 / 13, rel=1e-5)
     assert summary_rows(result.summary())["search mode"] == [
@@ -198,9 +205,9 @@ def test_bitstate_shows_the_hash_factor(tmp_path):
 def test_bfs_shows_the_nominal_states(tmp_path):
     result = verify(write(tmp_path, ATOMIC), quick(defines=("BFS",)))
     plain = plain_report(result)
-    nominal = int(re.search(r"^\t\s*(\d+) nominal states \(stored-atomic\)$", plain, re.M).group(1))
-    stored = int(re.search(r"^\s*(\d+) states, stored$", plain, re.M).group(1))
-    atomic = int(re.search(r"^\s*(\d+) atomic steps$", plain, re.M).group(1))
+    nominal = int(search_or_fail(r"^\t\s*(\d+) nominal states \(stored-atomic\)$", plain, re.M).group(1))
+    stored = int(search_or_fail(r"^\s*(\d+) states, stored$", plain, re.M).group(1))
+    atomic = int(search_or_fail(r"^\s*(\d+) atomic steps$", plain, re.M).group(1))
     assert atomic > 0 and nominal == stored - atomic   # what pan says the count means
     assert summary_rows(result.summary())["nominal states"] == [
         f"{nominal:,} (stored minus atomic steps)"]
@@ -218,7 +225,7 @@ def test_the_search_modes_in_force_are_shown(tmp_path, defines, pan_args):
     result = verify(write(tmp_path, COUNTER.replace("{N}", "5")), quick(defines=defines, pan_args=pan_args))
     plain = plain_report(result)
     version = plain.index("(Spin Version")
-    storage = re.search(r"^(.*) search for:$", plain, re.M)
+    storage = search_or_fail(r"^(.*) search for:$", plain, re.M)
     modes = re.findall(r"^\t\+ (.*)$", plain[version:storage.start()], re.M)
     # pan's words, as the summary must say them: its order, POR, storage, then other modes
     words = ["breadth-first" if "Breadth-First Search" in modes else "depth-first",
@@ -227,7 +234,7 @@ def test_the_search_modes_in_force_are_shown(tmp_path, defines, pan_args):
              storage.group(1).lower()]
     words += [m.lower() for m in modes if m not in ("Breadth-First Search", "Partial Order Reduction")]
     assert summary_rows(result.summary())["search mode"] == [", ".join(words)]
-    limit = re.search(r"memory used for DFS stack \(-m(\d+)\)", plain).group(1)
+    limit = search_or_fail(r"memory used for DFS stack \(-m(\d+)\)", plain).group(1)
     assert summary_rows(result.summary())["depth reached"][0].endswith(f"(limit -m{limit})")
     data = json.loads(result.to_json())
     assert data["search_modes"] == modes and data["storage"] == storage.group(1)
@@ -253,6 +260,7 @@ def read_stderr_until(process: subprocess.Popen, pattern: str, timeout_s: float 
     seen = ""
     deadline = time.monotonic() + timeout_s
     while not re.search(pattern, seen, re.M):
+        assert process.stderr is not None  # started with stderr=PIPE
         line = process.stderr.readline()
         assert line and time.monotonic() < deadline, f"no {pattern!r} in:\n{seen}"
         seen += line
@@ -297,7 +305,7 @@ def test_a_log_gets_a_line_for_a_stage_that_runs_long():
     display.finish()
     lines = log.getvalue().splitlines()
     assert [re.sub(r", \d+ s$", "", line) for line in lines] == ["topspin-py: gcc -O2: compiling pan.c"] * 2
-    seconds = [int(re.search(r"(\d+) s$", line).group(1)) for line in lines]
+    seconds = [int(search_or_fail(r"(\d+) s$", line).group(1)) for line in lines]
     assert seconds == sorted(seconds) and seconds[-1] <= 1
 
 
@@ -346,7 +354,7 @@ def test_ctrl_c_shows_pans_partial_statistics(tmp_path):
     # pan's own report (kept): the SIGINT it caught, and its statistics so far
     pans = (kept / "pan.out").read_text()
     assert re.search(r"^Interrupted$", pans, re.M) and "Warning: Search not completed" in pans
-    stored = int(re.search(r"^\s*(\d+) states, stored$", pans, re.M).group(1))
+    stored = int(search_or_fail(r"^\s*(\d+) states, stored$", pans, re.M).group(1))
     assert 10**6 <= stored < 33**5   # at least its first report's, not the whole space
     rows = summary_rows(out)
     assert rows["states stored"] == [f"{stored:,}"]

@@ -227,6 +227,7 @@ def test_ctrl_c_stops_the_swarm_with_what_it_has(tmp_path):
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
+        assert process.stderr is not None  # stderr=PIPE
         seen = b""
         while b"swarm: 0/3 jobs done" not in seen:
             chunk = os.read(process.stderr.fileno(), 4096)

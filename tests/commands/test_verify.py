@@ -15,6 +15,7 @@ from small_models import ASSERTION, COUNTER
 from test_cli import topspin
 
 from topspin_py.errors import ModelError, ToolchainError, TopspinError, UsageError
+from topspin_py.pan.progress import Progress
 from topspin_py.promela.model import FIRST_CLAIM
 from topspin_py.result import JSON_REQUIRED_KEYS, PlainRun
 from topspin_py.verify import VerifyOptions, verify
@@ -42,7 +43,7 @@ def test_peterson3_baseline(corpus):
 
 
 def test_email3_baseline_needs_a_deeper_search(corpus):
-    notes = []
+    notes: list[str] = []
     result = verify(corpus / "topspin" / "email3.p",
                     VerifyOptions(strategy="none", defines=("NOREDUCE",), on_note=notes.append))
     assert result.states_stored == 23256
@@ -86,6 +87,7 @@ def test_depth_limit_cap_reports_incomplete(tmp_path):
     result = verify(write(tmp_path, COUNTER.replace("{N}", "20000")),
                     VerifyOptions(max_depth_limit=10000))
     assert not result.complete
+    assert result.incomplete_reason is not None
     assert "depth limit -m10000" in result.incomplete_reason
     assert result.states_stored < 2 * 20000 + 3
     assert result.to_dict()["complete"] is False
@@ -101,6 +103,7 @@ def test_depth_limit_as_error_with_b_is_not_rerun(tmp_path):
     result = verify(write(tmp_path, COUNTER.replace("{N}", "20000")), VerifyOptions(pan_args=("-b",)))
     assert result.errors == 1 and not result.complete
     assert result.depth_limit == 10000
+    assert result.incomplete_reason is not None
     assert "-b" in result.incomplete_reason
 
 
@@ -110,6 +113,7 @@ def test_error_keeps_trail_beside_model(tmp_path):
     model = write(tmp_path, ASSERTION)
     result = verify(model)
     assert result.errors == 1 and result.exit_status == 1
+    assert result.incomplete_reason is not None
     assert not result.complete and "first error" in result.incomplete_reason
     assert result.trail == str(tmp_path / "m.pml.trail") and Path(result.trail).is_file()
     assert result.error_messages[0].startswith("pan:1: assertion violated (x!=2)")
@@ -146,7 +150,7 @@ def test_safety_added_without_claim(tmp_path):
 
 
 def test_safety_not_added_with_ltl(tmp_path):
-    details = []
+    details: list[str] = []
     result = verify(write(tmp_path, LTL), VerifyOptions(pan_args=("-a",), on_detail=details.append))
     assert "-DSAFETY" not in result.compile_flags
     # the nested DFS ran: pan printed "23 states, stored (46 visited)"
@@ -164,7 +168,7 @@ def test_safety_not_added_for_cycle_search(tmp_path):
 def test_defines_reach_spin_and_pan_options_reach_gcc(tmp_path):
     # N is for the model; NOREDUCE for pan.  Given to gcc, -DN=3 would break pan.c.
     model = write(tmp_path, "active [N] proctype P() { assert(_pid < N) }\n")
-    details = []
+    details: list[str] = []
     result = verify(model, VerifyOptions(defines=("N=3", "NOREDUCE"), on_detail=details.append))
     assert result.errors == 0 and result.complete
     assert result.defines == ["N=3", "NOREDUCE"]
@@ -187,6 +191,7 @@ def test_vectorsz_too_small(tmp_path):
     model = write(tmp_path, "byte big[2000];\nactive proctype A() { big[0] = 1; big[1999] = big[0] }\n")
     with pytest.raises(ToolchainError) as caught:
         verify(model)
+    assert caught.value.hint is not None
     assert "-DVECTORSZ=2048" in caught.value.hint
     assert not (tmp_path / "m.pml.trail").exists()  # pan's "error" here is no verdict
     result = verify(model, VerifyOptions(defines=("VECTORSZ=2048",)))
@@ -198,6 +203,7 @@ def test_out_of_memory(tmp_path):
         verify(write(tmp_path, COUNTER.replace("{N}", "5")), VerifyOptions(defines=("MEMLIM=1",)))
     err = caught.value
     assert "out of memory" in err.message
+    assert err.hint is not None and err.detail is not None
     assert "-DMEMLIM" in err.hint and "-DCOLLAPSE" in err.hint and "-DBITSTATE" in err.hint
     assert "reached -DMEMLIM bound" in err.detail
 
@@ -212,8 +218,10 @@ def test_spin_rejection_names_the_users_file(tmp_path, monkeypatch):
         verify("undeclared.pml")
     err = caught.value
     # spin's position is where its parser stood: at the '}' after `x = y`, on line 4.
+    assert err.pos is not None
     assert (err.pos.file, err.pos.line) == ("undeclared.pml", 4)
     assert "undeclared variable: y" in err.message
+    assert err.detail is not None
     assert "spin: undeclared.pml:4, Error: undeclared variable: y" in err.detail
     assert str(tmp_path) not in err.render()
 
@@ -223,6 +231,7 @@ def test_syntax_error_has_position(tmp_path, monkeypatch):
     write(tmp_path, "active proctype A() {\n\tbyte x;\n\tx = = 3\n}\n", name="bad.pml")
     with pytest.raises(TopspinError) as caught:
         verify("bad.pml")
+    assert caught.value.pos is not None
     assert caught.value.pos.file == "bad.pml" and caught.value.pos.line == 3
 
 
@@ -246,6 +255,7 @@ def test_bad_pan_argument(tmp_path):
     # options, verify refuses before pan runs: flags.check_pan_args)
     with pytest.raises(UsageError) as caught:
         verify(write(tmp_path, COUNTER.replace("{N}", "5")), VerifyOptions(pan_args=("-y",)))
+    assert caught.value.detail is not None
     assert "saw option -y" in caught.value.detail
     with pytest.raises(UsageError, match="workers a multi-core pan starts"):
         verify(write(tmp_path, COUNTER.replace("{N}", "5")), VerifyOptions(pan_args=("-Z",)))
@@ -278,7 +288,7 @@ def test_progress_reports(tmp_path):
     # 33^4 = 1,185,921 states without POR (4 processes, 33 local states each): one report at 10^6.
     model = write(tmp_path, "byte x[4];\nactive [4] proctype P() { byte v; select(v : 0..15); "
                             "x[_pid] = v; end: x[_pid] == 255 }\n")
-    seen = []
+    seen: list[Progress] = []
     result = verify(model, VerifyOptions(defines=("NOREDUCE",), on_progress=seen.append))
     assert result.states_stored == 33 ** 4
     assert [p.states for p in seen] == [1e6]
@@ -309,6 +319,7 @@ def test_compare_runs_plain_spin_too(corpus):
     # mutex5: 113 states unreduced (shared/corpus/README.md), 12 orbits (published).
     result = verify(corpus / "topspin/mutex5.p",
                     VerifyOptions(defines=("SAFETY", "NOREDUCE"), compare=True, save_trails=False))
+    assert result.plain is not None
     assert (result.states_stored, result.plain.states_stored) == (12, 113)
     assert result.plain.errors == result.errors == 0 and result.plain.complete
     assert result.reduction == 113 / 12
@@ -333,7 +344,7 @@ def test_ltl_liveness_is_searched_for_acceptance_cycles(tmp_path):
     # ... and a search without -a cannot (its header explains why), as pan warns.
     unchecked = run_spin(model, opt="-O0")
     assert unchecked.errors == 0 and "requires -a flag to fully verify" in unchecked.output
-    notes = []
+    notes: list[str] = []
     result = verify(model, VerifyOptions(on_note=notes.append))   # the default strategy
     assert (result.errors, result.exit_status) == (1, 1)
     assert any("acceptance cycle" in message for message in result.error_messages)
@@ -383,7 +394,7 @@ def test_a_safety_formula_asks_for_no_cycle_search(tmp_path):
     ("NOCLAIM", "-DNOCLAIM"),
 ])
 def test_defines_under_which_spin_run_adds_no_a(tmp_path, define, why):
-    notes = []
+    notes: list[str] = []
     result = verify(_copy(MODELS / "accept.pml", tmp_path),
                     VerifyOptions(strategy="none", defines=(define,), on_note=notes.append))
     assert result.errors == 0 and "-a" not in result.pan_args and result.search == "safety"
@@ -475,8 +486,10 @@ def test_compare_reports_a_reduction_that_misses_an_error(tmp_path, monkeypatch)
     _with_a_wrong_group(monkeypatch, [[0, 1], [0, 1, 2]])
     result = verify(model, VerifyOptions(compare=True, save_trails=False))
     assert result.group_order == 6 and result.errors == 0
+    assert result.plain is not None
     assert result.plain.errors == 1
     assert result.exit_status == 2
+    assert result.disagreement is not None
     assert result.disagreement.startswith("the verdicts differ: plain SPIN found 1 error(s), "
                                           "the reduced search (strategy refine, group order 6) found none")
     assert "VERDICTS DIFFER:" in result.summary()
@@ -488,12 +501,14 @@ def test_compare_decision_on_real_runs(tmp_path):
     # search of ltl_liveness.pml (errors) with plain runs with and without -a.
     model = _copy(MODELS / "ltl_liveness.pml", tmp_path)
     reduced = verify(model, VerifyOptions(compare=True, save_trails=False))
+    assert reduced.plain is not None
     assert reduced.errors == 1 and reduced.plain.errors == 1     # both find the cycle
     assert (reduced.disagreement, reduced.exit_status) == (None, 1)
     safety = verify(model, VerifyOptions(strategy="none", safety=True, save_trails=False))
     reduced.plain = PlainRun(safety.states_stored, safety.transitions, safety.errors,
                              safety.complete, safety.elapsed_s, safety.memory_mb)
     assert reduced.exit_status == 2
+    assert reduced.disagreement is not None
     assert reduced.disagreement.startswith("the verdicts differ: the reduced search (strategy "
                                            "refine, group order 2) found 1 error(s), plain "
                                            "SPIN found none")
@@ -514,6 +529,7 @@ def test_compare_excuses_a_missed_error_by_an_approximate_strategy_only(tmp_path
     reduced.plain = PlainRun(cycles.states_stored, cycles.transitions, cycles.errors,
                              cycles.complete, cycles.elapsed_s, cycles.memory_mb)
     assert reduced.exit_status == 2
+    assert reduced.disagreement is not None
     assert reduced.disagreement.startswith("the verdicts differ: plain SPIN found 1 error(s), the "
                                            f"reduced search (strategy {strategy}, group order 2) found none")
     assert ("approximate" in reduced.disagreement) == excused, reduced.disagreement

@@ -61,7 +61,9 @@ def test_plain_spin_counts(size):
 @pytest.mark.parametrize("size", [(2, 1), (2, 2)], ids=lambda s: f"{s[0]}c{s[1]}s")
 def test_declaration_order_does_not_change_plain_spin(size):
     # Only the order of the server's locals differs in the plain text (the client has one).
-    first, last = F.client_server(*size, ref_first=True), F.client_server(*size, ref_first=False)
+    n_clients, n_servers = size
+    first = F.client_server(n_clients, n_servers, ref_first=True)
+    last = F.client_server(n_clients, n_servers, ref_first=False)
     assert first != last
     assert states(first, NOREDUCE) == states(last, NOREDUCE) == PLAIN[size][0]
 

@@ -224,6 +224,7 @@ def _pan_counts(source: Path, workdir: Path, limit: float):
 
 def _record(name: str, report, seconds: float | None) -> None:
     fields = ["path", *COUNTS, "complete", "seconds"]
+    assert RECORD is not None  # called only with TOPSPIN_CORPUS_RECORD set
     new = not Path(RECORD).exists()
     with open(RECORD, "a", newline="") as handle:
         writer = csv.writer(handle, delimiter="\t", lineterminator="\n")
@@ -282,9 +283,9 @@ def test_rejected_as_spin_rejects_it(corpus: Path, name: str):
     spins = REJECTED[name]
     try:
         parse_file(path)
-    except PromelaSyntaxError as err:
+    except PromelaSyntaxError as syntax_error:
         # Only patterns.pml: see test_ltl_operator_under_a_bitwise_and below.
-        assert name == "spin-all/Examples/LTL/patterns.pml", err.render()
+        assert name == "spin-all/Examples/LTL/patterns.pml", syntax_error.render()
         return
     with pytest.raises(ModelError) as info:
         loading.check_with_spin(path, [])
@@ -312,6 +313,7 @@ def test_ltl_operator_under_a_bitwise_and(corpus: Path):
     path = _model(corpus, name)
     with pytest.raises(PromelaSyntaxError) as info:
         parse_file(path)
+    assert info.value.pos is not None
     line = path.read_text().splitlines()[info.value.pos.line - 1]
     assert line[info.value.pos.column - 1:].startswith("X(!R U (T && !R))")
     assert "ltl pc10 {" in line and "!R& X(" in line

@@ -398,8 +398,8 @@ def _comparison(plain: Result, **reduced: Result) -> Comparison:
 def registry(monkeypatch):
     """STRATEGIES with a complete and an approximate strategy besides the exact ones."""
     strategies = dict(differential.STRATEGIES)
-    strategies["wide"] = Strategy("wide", "complete", "at least one state per orbit")
-    strategies["lossy"] = Strategy("lossy", "approximate", "may lose states")
+    strategies["wide"] = Strategy("wide", "complete", "at least one state per orbit", "descent", "sorted.c.j2")
+    strategies["lossy"] = Strategy("lossy", "approximate", "may lose states", "markers", "markers.c.j2")
     monkeypatch.setattr(differential, "STRATEGIES", strategies)
     return strategies
 

@@ -242,6 +242,7 @@ def test_header_order():
 def test_header_error_syntax():
     header = parse_header('/* expect: error file=include/x.h line=7 message="syntax error" */')
     assert header.runs == []
+    assert header.error is not None
     assert header.error.line == 7 and header.error.file == "include/x.h"
     assert header.error.message == "syntax error"
 

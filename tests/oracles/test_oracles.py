@@ -141,6 +141,7 @@ class _Cache:
             path = self.model_path(case, request)
             # the group under test is detect's, on the model as this pan checks it
             space = explore(path, self.tmp.mktemp(f"oracle-{case.name}"), FLAGS, case.pan_args, group=detect)
+            assert space.group is not None  # detect's
             self.explored[case.name] = Explored(path, space, space.group)
         return self.explored[case.name]
 
@@ -150,6 +151,7 @@ class _Cache:
         if case.own is not None:
             return MODELS / case.own
         path = self.tmp.mktemp(f"model-{case.name}") / f"{case.name}.pml"
+        assert case.family is not None, f"{case.name}: no corpus path, own model or family"
         path.write_text(case.family())
         return path
 
@@ -330,6 +332,7 @@ def test_closure_oracle_catches_swap_broken_by_pid_literal(tmp_path):
     path = tmp_path / "pid_literal.pml"
     path.write_text(PID_LITERAL)
     space = explore(path, tmp_path / "work", FLAGS, group=detect)
+    assert space.group is not None
     assert space.group.order == 1
     with pytest.raises(ModelError):
         group_from_generators(space.model, [("(1 2)", SourcePos(str(path), 1))])
@@ -415,6 +418,7 @@ def test_transition_oracle_catches_a_swap_the_closure_oracle_misses(tmp_path):
     path = tmp_path / "shortcut.pml"
     path.write_text(SHORTCUT)
     graph = explore_transitions(path, tmp_path / "work", FLAGS, group=detect)
+    assert graph.space.group is not None
     assert graph.space.group.order == 1
     with pytest.raises(ModelError):
         group_from_generators(graph.space.model, [("(1 2)", SourcePos(str(path), 1))])
@@ -423,6 +427,7 @@ def test_transition_oracle_catches_a_swap_the_closure_oracle_misses(tmp_path):
     assert len(graph.space.keys) == 9 + 1   # the 9 values of (x[1], x[2]), and init's first state
 
     def x(node):
+        assert graph.names is not None
         return (graph.names.values(graph.vectors[node])["x[1]"],
                 graph.names.values(graph.vectors[node])["x[2]"])
 
@@ -448,6 +453,7 @@ def test_transition_oracle_catches_swap_broken_by_pid_literal(tmp_path):
     violations = transition_violations(graph, swap)
 
     def st(node):
+        assert graph.names is not None
         return tuple(graph.names.values(graph.vectors[node])[f"st[{i}]"] for i in (1, 2))
 
     idle, busy, done = 3, 2, 1   # mtype values: SPIN numbers them from the last declared
@@ -489,6 +495,7 @@ def test_transition_oracle_puts_errors_on_the_right_states(tmp_path):
     graph = explore_transitions(path, tmp_path / "work", FLAGS)
 
     def x(node):
+        assert graph.names is not None
         return graph.names.values(graph.vectors[node])["x"]
 
     assert sorted(x(n) for n in range(len(graph.vectors))) == [0, 1, 2, 5]
@@ -602,6 +609,7 @@ def test_a_bug_planted_in_the_products_layout_moves_the_reduced_count_not_the_or
     options = VerifyOptions(strategy="enumerate", defines=DEFINES, save_trails=False)
     space = explore(path, tmp_path / "sound", FLAGS, group=detect)
     group = space.group
+    assert group is not None
     elements = [group.alpha(e) for e in group.perm_group.generate()]
     orbits = count_orbits(space, elements).count
     assert (len(space.records), group.order, orbits) == (109, 6, 23)
@@ -626,6 +634,7 @@ def test_values_are_read_as_the_c_holds_them(tmp_path):
     orbit oracle renames it as pid v + 5, as the canonicaliser does: 44 orbits of plain SPIN's
     200 states under S3, the count every exact strategy stores."""
     space = explore(MODELS / "offset_short.pml", tmp_path / "work", ("-DNOREDUCE",), group=detect)
+    assert space.group is not None
     assert space.group.order == 6 and len(space.records) == 200
     x = space.pan.bits("State", (("x", None),))
     assert x.signed and x.size == 2
@@ -685,7 +694,7 @@ def test_the_oracles_join_finds_every_kind_of_place(tmp_path):
     assert [(c.id, c.owner_pid, c.struct, c.messages) for c in layout.channels[3:]] == [
         (4 + i, i, layout.channels[3].struct, (("msg", ("local", "P", "reply"), 0),)) for i in range(3)]
     # every State member that holds a channel of box holds its id, in every stored state
-    assert {tuple(pan.bits("State", *c.member).read(r, 0) for c in layout.channels[:3])
+    assert {tuple(pan.bits("State", *c.member).read(r, 0) for c in layout.channels[:3] if c.member is not None)
             for r in space.records[1:]} == {(1, 2, 3)}
     # a model that does not fit pan's state vector is refused, not guessed at
     other = tmp_path / "other.pml"

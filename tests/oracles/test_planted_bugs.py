@@ -152,6 +152,7 @@ def test_transition_oracle_rejects_what_a_planted_bug_accepts(tmp_path, monkeypa
     if error == "assertion violated":
         # reported only where st[1] == 1, which only worker 1 writes (st[_pid]); the claim's
         # end is reported one move later, once worker 1 may have left cs
+        assert graph.names is not None
         assert {graph.names.values(graph.vectors[n])["st[1]"] for n in reported} == {1}
     for generator in wrong:
         assert transition_violations(graph, generator, limit=1), \

@@ -162,6 +162,7 @@ def test_transition_oracle(path: Path, run: Run | None, header_error: str | None
     searched = search_context(model, [panflags.parse_define(d) for d in defines], pan_args)
     group = detect(searched)
     assert group.order == run.order
+    assert model.path is not None
     graph = explore_transitions(model.path, tmp_path / "oracle", run.flags, pan_args, defines,
                                 roots=group.generators, group=group)
     # The error the model guards is on some state (a liveness property: an accepting state).

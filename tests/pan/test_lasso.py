@@ -122,6 +122,7 @@ def test_a_trail_that_is_no_cycle_up_to_symmetry_is_never_made_one(tmp_path):
     result = verify(tmp_path / "lasso_ring.pml", VerifyOptions(pan_args=("-a",), optimisation="-O0",
                                                                 keep_dir=keep))
     [done] = result.lassos
+    assert result.trail is not None
     text = Path(result.trail).read_text()
     original = first_steps(text, len(steps(text)) - done["steps_added"])
     in_cycle = len(steps(original[original.index(CYCLE_MARK):]))

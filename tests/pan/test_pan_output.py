@@ -25,7 +25,7 @@ from small_models import ASSERTION, COUNTER
 from topspin_py.errors import ToolchainError
 from topspin_py.pan import toolchain, trails
 from topspin_py.pan.output import PanReport, parse_pan_output
-from topspin_py.pan.progress import ProgressWatcher, parse_progress_line
+from topspin_py.pan.progress import Progress, ProgressWatcher, parse_progress_line
 
 DEADLOCK = """
 chan c = [0] of { byte };
@@ -74,6 +74,7 @@ def test_safety_search_counts(tmp_path):
     assert report.atomic_steps == 0 and report.hash_conflicts == 0
     assert report.state_vector_bytes == 12
     assert report.states_visited is None and report.counts_exact
+    assert report.memory_mb is not None
     assert report.memory_mb > 100  # the -w24 hash table alone is 128 MB
     assert report.elapsed_s is not None and report.elapsed_s < 5
     assert report.error_lines == [] and report.trail_files == []
@@ -112,6 +113,7 @@ def test_invalid_end_state(tmp_path):
 def test_all_errors_with_c0_and_e(tmp_path):
     # -c0 -e: go on past errors and write a numbered trail for each.
     report = parse_pan_output(run_pan(tmp_path, DEADLOCK, pan_args=("-c0", "-e")))
+    assert report.errors is not None
     assert report.errors >= 1
     assert report.trail_files and all(re.fullmatch(r"m\.pml\d+\.trail", t) for t in report.trail_files)
 
@@ -184,6 +186,7 @@ def test_progress_line_from_real_run(progress_output):
     lines = [line for line in progress_output.splitlines() if line.startswith("Depth=")]
     assert len(lines) == 1
     progress = parse_progress_line(lines[0], elapsed_s=2.0)
+    assert progress is not None
     assert progress.states == 1e6 and progress.transitions > 1e6
     assert progress.memory_mb > 100 and progress.depth > 0
     assert progress.rate == 5e5
@@ -195,12 +198,13 @@ def test_progress_line_flushed_before_its_tail():
     # What a pipe delivers first: pan flushes up to "Memory=...\t"; "t= .. R= ..\n" comes later.
     head = "Depth=   99999 States=    1e+06 Transitions= 2.63e+06 Memory=   179.239\t"
     progress = parse_progress_line(head)
+    assert progress is not None
     assert (progress.depth, progress.states, progress.transitions, progress.memory_mb) == (
         99999, 1e6, 2.63e6, 179.239)
 
 
 def test_watcher_reports_each_progress_line_once(progress_output):
-    seen = []
+    seen: list[Progress] = []
     watcher = ProgressWatcher(seen.append, clock=iter(range(100)).__next__)
     # Feed the real output in pieces cut inside the progress line, as a pipe may deliver it.
     cut = progress_output.index("Memory=") + len("Memory=")
@@ -217,8 +221,12 @@ def test_display_on_a_terminal_rewrites_one_line(progress_output):
     stream = io.StringIO()
     display = ProgressDisplay(stream, is_terminal=True)
     line = next(line for line in progress_output.splitlines() if line.startswith("Depth="))
-    display(parse_progress_line(line, elapsed_s=2.0))
-    display(parse_progress_line(line.replace("States=    1e+06", "States=    2e+06"), elapsed_s=4.0))
+    first = parse_progress_line(line, elapsed_s=2.0)
+    assert first is not None
+    display(first)
+    second = parse_progress_line(line.replace("States=    1e+06", "States=    2e+06"), elapsed_s=4.0)
+    assert second is not None
+    display(second)
     display.finish()
     shown = stream.getvalue()
     assert "\n" not in shown   # one line, rewritten in place, erased at the end
@@ -344,6 +352,7 @@ def test_error_lines_are_pans_numbered_up_to_its_count(tmp_path):
     # -c0 -e: pan goes on past its errors, numbering them pan:1:, pan:2:, ...
     output = run_pan(tmp_path, DEADLOCK, pan_args=("-c0", "-e"), optimisation="-O0")
     pans = parse_pan_output(output)
+    assert pans.errors is not None
     assert pans.errors >= 1 and pans.error_lines
     imitated = parse_pan_output(IMITATION + "pan:99: assertion violated fake (at depth 1)\n" + output)
     assert imitated.error_lines == pans.error_lines
@@ -382,6 +391,7 @@ def test_an_interrupt_is_pans_right_before_its_report(tmp_path):
     # five processes choosing one of 16 values: 39 million states, interrupted at the first million
     output = run_pan_interrupted(tmp_path, PROGRESS.replace("[4]", "[5]"))
     pans = parse_pan_output(output)
+    assert pans.states_stored is not None
     assert pans.interrupted and pans.stopped_early and pans.states_stored >= 1e6
     assert_same_report(parse_pan_output(IMITATION + output), pans)
     # a line the model left unfinished (printf without its newline) ends in pan's word

@@ -58,6 +58,7 @@ def test_shortest_trail_is_as_short_as_plain_spins(tmp_path, case):
     result = verify(path, VerifyOptions(defines=(*defines, "NOREDUCE"), pan_args=("-i",), optimisation="-O0"))
     assert result.group_order > 1 and "-DREACH" in result.compile_flags
     assert result.errors and result.trail_depth == shortest
+    assert result.trail is not None
     shown = replay(tmp_path, path.name, Path(result.trail), [f"-D{d}" for d in defines])
     assert "assertion violated" in shown.stdout
     assert shown.steps == shortest + 1   # spin counts the steps from depth 0
@@ -67,5 +68,6 @@ def test_approximate_shortening_finds_the_error(tmp_path):
     path, defines = _model(tmp_path, "peterson3-1room")
     result = verify(path, VerifyOptions(defines=defines, pan_args=("-I",), optimisation="-O0"))
     assert result.errors and result.trail_depth is not None
+    assert result.trail is not None
     shown = replay(tmp_path, path.name, Path(result.trail), [])
     assert "assertion violated" in shown.stdout

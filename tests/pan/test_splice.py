@@ -207,6 +207,7 @@ def spin_a(workdir: Path, name: str, text: str | None = None, source: Path | Non
     original."""
     workdir.mkdir(parents=True, exist_ok=True)
     if text is None:
+        assert source is not None  # text or source
         text = source.read_text(encoding="latin-1")
         if (source.parent / "include").is_dir() and not (workdir / "include").exists():
             shutil.copytree(source.parent / "include", workdir / "include")
@@ -384,6 +385,7 @@ def test_unaccounted_store_call_is_refused(toggle_pan_c):
                                           r"pan.c that no patch point accounts for") as info:
         splice(edited, GENERATED)
     include_line = toggle_pan_c[:toggle_pan_c.index('#include "pan.h"')].count("\n") + 1
+    assert info.value.detail is not None
     assert f"at lines: {include_line + 1}\n" in info.value.detail
 
 
@@ -445,7 +447,7 @@ def _same_counts_everywhere(workdir: Path, modes: dict, pan_args=()) -> dict:
     """Build plain, patched and sym for each mode, run them (sym with the identity), and check
     that they print the same numbers; returns the runs and, under "binaries", the builds."""
     binaries = build_modes(workdir, modes)
-    runs = {key: run_pan(binary, pan_args) for key, binary in binaries.items()}
+    runs: dict = {key: run_pan(binary, pan_args) for key, binary in binaries.items()}
     for mode in modes:
         plain = runs[mode, "plain"]
         assert plain.counts["stored"], plain.output

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typing
 
+from topspin_py.errors import SourcePos
 from topspin_py.promela import _ast_gen, ast
 
 
@@ -23,7 +24,7 @@ def test_every_node_class_is_in_exactly_the_unions_its_groups_name():
 
 
 def test_positions_are_left_out_of_equality():
-    a = ast.BinOp(op="+", left=ast.Const(value=1), right=ast.VarRef(name="x"), pos="here")
-    b = ast.BinOp(op="+", left=ast.Const(value=1), right=ast.VarRef(name="x"), pos="there")
+    a = ast.BinOp(op="+", left=ast.Const(value=1), right=ast.VarRef(name="x"), pos=SourcePos("m.pml", 1, 3))
+    b = ast.BinOp(op="+", left=ast.Const(value=1), right=ast.VarRef(name="x"), pos=SourcePos("m.pml", 2, 5))
     assert a == b and a.field_names == ("op", "left", "right")
     assert ast.Ltl(name="p", text="[] x", formula=None) == ast.Ltl(name="p", text="other", formula=None)

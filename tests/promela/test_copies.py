@@ -84,6 +84,7 @@ def test_pids_and_process_count_are_kept():
     for path in OWN:
         merged, written = load_model(path), load_model(path, merge=False)
         assert [p.pid for p in merged.processes] == [p.pid for p in written.processes]
+        assert merged.copies is not None
         family = merged.copies.families[0]
         assert [merged.processes[pid].proctype for pid in family.pids] == [family.name] * len(family.pids)
         assert [written.processes[pid].proctype for pid in family.pids] == list(family.members)
@@ -102,6 +103,7 @@ def test_constants_become_expressions_of_pid(tmp_path: Path):
         active proctype R_2() { x[2] = 1; x[0] = 2; c!2; c?2 }
         """)
     model = load_model(path)
+    assert model.copies is not None
     assert [(f.name, f.members, f.pids) for f in model.copies.families] == \
         [("R", ("R_0", "R_1", "R_2"), (1, 2, 3))]
     text = print_spec(model.spec)
@@ -123,6 +125,7 @@ def test_run_statements_run_the_merged_proctype(tmp_path: Path):
         init { atomic { run P_0(); run P_1() } }
         """)
     model = load_model(path)
+    assert model.copies is not None
     family = model.copies.families[0]
     assert family.name == "P_copies"   # P is taken
     text = print_spec(model.spec)
@@ -188,6 +191,7 @@ def test_copies_that_cannot_be_merged_are_left_alone_with_a_reason(case: str, tm
     text, line, reason = REFUSED[case]
     path = _write(tmp_path, text)
     model = load_model(path)
+    assert model.copies is not None
     assert not model.copies.families and model.spin_text is None
     [refusal] = model.copies.refusals
     assert reason in refusal.reason
@@ -201,6 +205,7 @@ def test_copies_that_cannot_be_merged_are_left_alone_with_a_reason(case: str, tm
 def test_bakery_order_comparison_on_ids_stays_asymmetric_with_its_reason(corpus):
     path = corpus / "beem" / "bakery.1.pm"
     model = load_model(path)
+    assert model.copies is not None
     assert [f.members for f in model.copies.families] == [("P_0", "P_1")]
     group = detect(model)
     assert group.order == 1
@@ -233,6 +238,7 @@ def test_beem_reduced_count_is_the_orbit_count(corpus, name: str, order: int, tm
     assert group.order == order
     merged = tmp_path / "merged" / name
     merged.parent.mkdir()
+    assert model.spin_text is not None
     merged.write_text(model.spin_text)
     flags, pan = ("-DSAFETY", "-DNOREDUCE"), ("-E",)
     space = explore(merged, tmp_path / "oracle", flags, pan, group=group)
@@ -261,7 +267,9 @@ def test_a_formula_that_names_a_copy_keeps_the_copies_as_written(tmp_path: Path)
         active proctype P_0() { do :: in[0] = 1; cs: in[0] = 0 od }
         active proctype P_1() { do :: in[1] = 1; cs: in[1] = 0 od }
         """)
-    assert load_model(path).copies.families   # merged when nothing names a copy
+    copies = load_model(path).copies
+    assert copies is not None
+    assert copies.families   # merged when nothing names a copy
     # spin -f gives the never claim of the formula itself: it accepts once both are at cs,
     # which happens, so plain SPIN reports an error (the claim is matched).
     proc = _cli("verify", "--json", "-f", "<> (P_0@cs && P_1@cs)", "-run", "-DNOREDUCE", str(path))
@@ -279,6 +287,7 @@ def test_copies_that_are_never_started_are_neither_merged_nor_reported(tmp_path:
         init { skip }
         """)
     model = load_model(path)
+    assert model.copies is not None
     assert not model.copies.families and not model.copies.refusals and model.spin_text is None
 
 

@@ -30,7 +30,9 @@ def pan_errors(tmp_path: Path, model: Path) -> int:
     subprocess.run(["spin", "-a", model.name], cwd=tmp_path, check=True, capture_output=True)
     subprocess.run(["gcc", "-w", "-O1", "-o", "pan", "pan.c"], cwd=tmp_path, check=True)
     out = subprocess.run(["./pan"], cwd=tmp_path, capture_output=True, text=True).stdout
-    return int(re.search(r"errors: (\d+)", out).group(1))
+    errors = re.search(r"errors: (\d+)", out)
+    assert errors, out
+    return int(errors.group(1))
 
 
 LOOPS = {

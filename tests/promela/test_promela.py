@@ -34,7 +34,9 @@ def pan_errors(tmp_path: Path, model: Path) -> int:
     subprocess.run(["spin", "-a", model.name], cwd=tmp_path, check=True, capture_output=True)
     subprocess.run(["gcc", "-w", "-O1", "-o", "pan", "pan.c"], cwd=tmp_path, check=True)
     out = subprocess.run(["./pan"], cwd=tmp_path, capture_output=True, text=True).stdout
-    return int(re.search(r"errors: (\d+)", out).group(1))
+    found = re.search(r"errors: (\d+)", out)
+    assert found is not None, out
+    return int(found.group(1))
 
 
 # ------------------------------------------------------------------------ syntax errors
@@ -50,6 +52,7 @@ def test_syntax_error_points_at_the_offending_token(tmp_path):
     with pytest.raises(PromelaSyntaxError) as info:
         parse_file(path)
     err = info.value
+    assert err.pos is not None
     assert (err.pos.file, err.pos.line, err.pos.column) == (str(path), 4, 9)
     rendered = err.render()
     assert rendered.startswith(f"{path}:4:9: error: syntax error: unexpected '='")
@@ -71,6 +74,7 @@ def test_error_in_an_included_file_names_that_file(tmp_path):
     path = write(tmp_path, '#include "defs.h"\nactive proctype P() { y++ }\n')
     with pytest.raises(PromelaSyntaxError) as info:
         parse_file(path)
+    assert info.value.pos is not None
     assert info.value.pos.file.endswith("defs.h")
     assert info.value.pos.line == 2
 
@@ -79,6 +83,7 @@ def test_preprocessor_error_has_a_position(tmp_path):
     path = write(tmp_path, 'byte x;\n#include "missing.h"\n')
     with pytest.raises(PreprocessorError) as info:
         parse_file(path)
+    assert info.value.pos is not None
     assert info.value.pos.line == 2
     assert "missing.h" in info.value.message
 
@@ -133,8 +138,10 @@ def test_a_byte_that_is_not_promela_text_is_named_where_it_is(tmp_path, data, li
     with pytest.raises(PromelaSyntaxError) as info:
         parse_file(path)
     err = info.value
+    assert err.pos is not None
     assert (err.pos.file, err.pos.line, err.pos.column) == (str(path), line, column)
     assert err.message == f"syntax error: byte 0x{byte:02X}, which is not Promela text"
+    assert err.hint is not None
     assert "is this a Promela model?" in err.hint
     # what the terminal gets: no byte of the file that is not printable text
     assert all(c.isprintable() or c in "\n\t" for c in err.render())
@@ -148,6 +155,7 @@ def test_a_file_name_that_is_not_ascii_is_named_as_given(tmp_path, name):
     path.write_bytes(b"byte x;\nactive proctype P() { x = = 1 }\n")
     with pytest.raises(PromelaSyntaxError) as info:
         parse_file(path)
+    assert info.value.pos is not None
     assert (info.value.pos.file, info.value.pos.line) == (str(path), 2)
     assert "x = = 1" in info.value.render()   # the line is found in the file so named
 
@@ -192,6 +200,7 @@ def test_writes_to_variables_spin_maintains_are_refused(tmp_path, statement, col
     path = write(tmp_path, f"chan q = [1] of {{ byte, pid }};\nactive proctype P() {{\n\t{statement}\n}}\n")
     with pytest.raises(ModelError) as info:
         load_model(path)
+    assert info.value.pos is not None
     assert (info.value.pos.line, info.value.pos.column) == (3, column)
     assert "read-only variable _" in info.value.message or "read-only variable np_" in info.value.message
 
@@ -201,7 +210,7 @@ def test_receives_that_match_or_take_the_own_pid_are_accepted(tmp_path):
                            "\tq!_pid; q?eval(_pid); q!_pid; q?_; q!_pid; q?_pid\n}\n")
     assert pan_errors(tmp_path, path) == 0
     model = load_model(path)
-    assert [r.pos.line for r in model.receives_into_pid()] == [3]
+    assert [None if r.pos is None else r.pos.line for r in model.receives_into_pid()] == [3]
 
 
 # ------------------------------------------------------------------------ the language
@@ -218,8 +227,10 @@ def test_macros_with_arguments_conditionals_and_defines(tmp_path):
         """)
     small = build_model(parse_file(path))
     big = build_model(parse_file(path, ["BIG"]))
-    assert small.global_named("v").size == 4
-    assert big.global_named("v").size == 16
+    small_v, big_v = small.global_named("v"), big.global_named("v")
+    assert small_v is not None and big_v is not None
+    assert small_v.size == 4
+    assert big_v.size == 16
 
 
 def test_implied_semicolons_as_in_spin6():
@@ -322,13 +333,15 @@ def test_builder_keeps_the_terminals_lark_would_keep():
     # The parsers keep every token, for the positions of the keywords and punctuation that
     # start a construct; the builder drops these itself (parser._KEPT_TERMINALS).
     from lark import Lark
+    from lark.grammar import Terminal
 
     from topspin_py.promela import parser
 
     kept = set()
     for grammar in (parser._grammar(), parser._grammar() + "\n" + parser._grammar("ltl_expressions.lark")):
         standard = Lark(grammar, start=["start", "ltl_formula"], parser="earley", maybe_placeholders=False)
-        kept |= {s.name for rule in standard.rules for s in rule.expansion if s.is_term and not s.filter_out}
+        kept |= {s.name for rule in standard.rules for s in rule.expansion
+                  if isinstance(s, Terminal) and not s.filter_out}
     assert kept == parser._KEPT_TERMINALS
 
 

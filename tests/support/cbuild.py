@@ -510,7 +510,9 @@ def run_pan_in_library(library: Path, pan_args: list[str], capture: Path | None 
 
 
 def stored_states(pan_output: str) -> int:
-    return int(float(re.search(r"([\d.e+]+) states, stored", pan_output).group(1)))
+    found = re.search(r"([\d.e+]+) states, stored", pan_output)
+    assert found is not None, "pan reported no states stored"
+    return int(float(found.group(1)))
 
 
 # ----------------------------------------------------------------------------- the state space

@@ -131,11 +131,16 @@ def verify_every_way(path: Path, defines: Sequence[str] = (), pan_args: Sequence
     if failures:
         raise AssertionError("\n".join(failures))
     (plain, _, _), *rest = outcomes
+    assert plain is not None  # plain SPIN's run raised nothing: a failure was raised above
     refused = {name: f"{failure}; hint: {failure.hint}" for name, (_, _, failure) in zip(strategies, rest)
                if isinstance(failure, CodegenError)}
     if refused:
         check_refusals(refused, group_in_force(Path(path), defines, pan_args))
-    reduced = {name: result for name, (result, _, _) in zip(strategies, rest) if name not in refused}
+    reduced: dict[str, Result] = {}
+    for name, (result, _, _) in zip(strategies, rest):
+        if name not in refused:
+            assert result is not None  # its run raised nothing: a failure was raised above
+            reduced[name] = result
     noted = {name: strategy_notes for name, (_, strategy_notes, _) in zip(strategies, rest)}
     return Comparison(Path(path), tuple(defines), tuple(pan_args), plain, reduced, noted, refused)
 
@@ -211,6 +216,7 @@ def explore_plain(comparison: Comparison, workdir: Path) -> tuple[StateSpace, Gr
     if flags == comparison.plain.compile_flags:
         assert space.pan_stored == comparison.plain.states_stored
     group = space.group
+    assert group is not None
     assert group.order == comparison.group_order
     return space, group
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 
@@ -751,7 +752,7 @@ loop:
 """ + _init(runs + ["if"] + inject + ["fi"])
 
 
-GENERATORS = {f.__name__: f for f in (
+GENERATORS: dict[str, Callable[..., str]] = {f.__name__: f for f in (
     mutex, peterson, peterson_noatomic, resource_allocator, alternating_resource_allocator,
     priority_resource_allocator, three_tiered, hypercube, hypercube_by_neighbour, hypercube_by_dimension,
     load_balancer, load_balancer_fig6,

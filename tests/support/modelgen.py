@@ -287,6 +287,7 @@ def run_spin(model: Path | None = None, *, text: str | None = None, flags=(), de
             source = work / "model.pml"
             source.write_text(text)
         else:
+            assert model is not None  # exactly one of model and text
             source = Path(model).resolve()
         steps = [
             ["spin", *defines, *spin_args, "-a", str(source)],

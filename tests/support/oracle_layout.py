@@ -714,10 +714,13 @@ class Declarations:
             var = _promela_name(step.group(1), {v.name for v in self.model.locals.get(proctype, [])}) \
                 if step is not None and proctype is not None else None
             declared = next((v for v in self.model.locals.get(proctype, []) if v.name == var
-                             and isinstance(v.init, ast.ChanInit)), None) if var is not None else None
+                             and isinstance(v.init, ast.ChanInit)), None) \
+                if var is not None and proctype is not None else None
             if channel_id <= last or owner is None or declared is None:
                 raise LayoutMismatch(f"pan creates the channel {struct}.{member} (id {channel_id}), which the model "
                                      "does not number (a channel inside a typedef?)")
+            assert step is not None and var is not None  # declared was found by them
+            assert isinstance(declared.init, ast.ChanInit)  # found as one
             extra.append(self._channel(channel_id, f"{proctype}({owner}).{member}", qtype, proctype, owner, var,
                                        step.group(2), declared.init.fields))
         self.unnumbered = tuple(extra)
@@ -785,7 +788,9 @@ class Declarations:
         result = {}
         for chan in (*self.channels, *self.unnumbered):
             contents = self.header.member(chan.struct, "contents")
-            result[chan.struct] = contents.dims[0] if contents is not None and contents.dims else 0
+            length = contents.dims[0] if contents is not None and contents.dims else 0
+            assert length is not None, f"{chan.struct}.contents has no constant length"
+            result[chan.struct] = length
         return result
 
 

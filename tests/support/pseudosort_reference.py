@@ -194,7 +194,7 @@ def apply(schema: Schema, state: State, perm: Sequence[Sequence[int]], enc: Enco
         procs.append(tuple(moved))
     out = State(tuple(procs), state.globals)  # type: ignore[arg-type]
     for t in range(len(schema.types)):
-        out = _rename(schema, out, t, lambda p, t=t: perm[t][p], enc)
+        out = _rename(schema, out, t, perm[t].__getitem__, enc)
     return out
 
 

@@ -75,7 +75,7 @@ def _queue(part: O._Part, values, empty: int) -> list[int]:
     """A queue's stored bytes with the reference of every empty slot set to ``empty``."""
     out = list(values)
     for index, slot in part.refs:
-        if slot >= values[part.qlen]:  # type: ignore[index]
+        if slot >= values[part.qlen]:
             out[index] = empty
     return out
 

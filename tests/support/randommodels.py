@@ -482,7 +482,8 @@ class ModelSpec:
         asym = self.asymmetry
         lines = [f"byte st[{self.array_size}];"]
         if self.has_lock:
-            holder = text.spelled(asym.pid, asym.spelling) if self._asymmetry_is(INITIAL_OWNER) else "NOBODY"
+            holder = text.spelled(asym.pid, asym.spelling) \
+                if asym is not None and self._asymmetry_is(INITIAL_OWNER) else "NOBODY"
             if self.lock_in_typedef:
                 lines += [f"typedef Lock {{ pid holder = {holder} }};", "Lock lock;"]
             else:
@@ -527,9 +528,10 @@ class ModelSpec:
 
         if self.run_from_init:
             setup = [f"st[{text.spelled(asym.pid, asym.spelling)}] = {asym.value}"] \
-                if self._asymmetry_is(INITIAL_SLOT) else []
+                if asym is not None and self._asymmetry_is(INITIAL_SLOT) else []
             for pid in self.pids:
-                argument = ("1" if pid == asym.pid else "0") if self._asymmetry_is(ARGUMENT) else ""
+                argument = ("1" if pid == asym.pid else "0") \
+                    if asym is not None and self._asymmetry_is(ARGUMENT) else ""
                 setup.append(f"run P({argument})")
             setup += [f"run {name}()" for name in self.monitors]
             lines.append(f"init {{ atomic {{ {'; '.join(setup)} }} }}")
@@ -630,6 +632,7 @@ class ModelSpec:
 
     def _watch(self, text: _Text, active: str) -> list[str]:
         watch = self.watch
+        assert watch is not None  # source() calls this only with a watch
         lines = [f"{active}proctype watch()", "{", "end:", "\tdo"]
         for pid in self.pids:
             p = text.spelled(pid, Spelling(watch.form))

@@ -322,6 +322,7 @@ class StateSpace:
         """The values of ``_nr_pr`` (processes running, the claim's included) that stored
         states have."""
         bits = self.pan.state("_nr_pr")
+        assert bits is not None  # State always has _nr_pr
         return {bits.read(record, 0) for record in self.records}
 
     def key(self, vector: bytes | bytearray) -> bytes:
@@ -436,6 +437,7 @@ def svd_records(dump: bytes, pan: VectorLayout) -> tuple[list[bytes], int]:
     stored = pan.stored
     for i in range(0, len(dump), vsize):
         record = dump[i:i + vsize]
+        assert a_t is not None  # State always has _a_t
         if a_t.read(record, 0):
             nested += 1
             cleared = bytearray(record)
@@ -547,6 +549,7 @@ class _ElementImage:
                     functions[kind, offset] = lambda v: C[v] if 1 <= v < len(C) else v
                 else:
                     domain = domain_of(kind)
+                    assert domain is not None, kind  # a renamed kind: a scalar domain's
                     functions[kind, offset] = lambda v: alpha.value(domain, v)
             return functions[kind, offset]
 
@@ -563,7 +566,7 @@ class _ElementImage:
             position = r.base + r.bits.start
             if r.bits.one_byte and r.qlen is None:
                 plain.append((position, table(r.kind, r.offset)))
-            elif r.bits.one_byte and r.qlen[0].one_byte:
+            elif r.bits.one_byte and r.qlen is not None and r.qlen[0].one_byte:
                 messages.append((position, r.qlen[1] + r.qlen[0].start, r.slot, table(r.kind, r.offset)))
             else:
                 other.append((r, function(r.kind, r.offset)))
@@ -601,7 +604,7 @@ class GroupAction:
         source = list(range(self.pan.vsize))
         kept: list[tuple[Bits, int]] = []
         # 1. processes, queues and channel-named globals move
-        moves = []
+        moves: list[tuple[int, int, int, Bits | None]] = []
         for process in self.layout.processes:
             target = self._process(P[process.pid])
             if process.struct != target.struct:
@@ -698,6 +701,7 @@ class GroupAction:
                 if struct == "State" and len(place.steps) == 1 and place.slot in static:
                     continue
                 length = place.steps[-1][1]
+                assert length is not None  # place.is_array
                 k = self.types.index_offset(place.slot)  # element i belongs to pid i + k
                 for outer in every_index(place.steps[:-1]):
                     for i in range(length):
@@ -783,8 +787,10 @@ def count_orbits(space: StateSpace, elements: Sequence[Alpha], existing_only: bo
             continue
         applied = elements
         if existing_only:
-            pids = space.pan.state("_nr_pr").read(record, 0) - base
-            chans = space.pan.state("_nr_qs").read(record, 0)
+            nr_pr, nr_qs = space.pan.state("_nr_pr"), space.pan.state("_nr_qs")
+            assert nr_pr is not None and nr_qs is not None  # State always has both
+            pids = nr_pr.read(record, 0) - base
+            chans = nr_qs.read(record, 0)
             if pids < n_pids or chans < n_chans:
                 applied = [alpha for alpha in elements
                            if all(alpha.pid(p) < pids for p in range(max(pids, 0)))

@@ -324,7 +324,8 @@ def _places(space: StateSpace) -> list[_Place]:
 def _state_names(space: StateSpace) -> StateNames:
     """Every scalar of every struct in ``now`` (up to MAX_NAMED_FIELDS), by the oracle's own
     parse of pan.h and the probe's bits (tests/support/oracle_layout.py)."""
-    fields, spans = [], []
+    fields: list[tuple[str, Bits, int]] = []
+    spans: list[tuple[int, int, str]] = []
     for place in _places(space):
         if place.struct != "State":
             spans.append((place.base, place.base + space.pan.sizes[place.struct], place.label))
@@ -416,9 +417,11 @@ class TransitionGraph:
 
     # ------------------------------------------------------------- readable detail
     def describe_state(self, vector: bytes) -> str:
+        assert self.names is not None, "no state names yet (explore_transitions sets them)"
         return self.names.summary(vector)
 
     def describe_change(self, a: bytes, b: bytes) -> str:
+        assert self.names is not None, "no state names yet (explore_transitions sets them)"
         lines = self.names.diff(a, b)
         return "; ".join(lines) if lines else "(no named value differs)"
 
@@ -462,7 +465,9 @@ def explore_transitions(model_path: str | Path, workdir: str | Path,
 
 def _existing(space: StateSpace, vector: bytes) -> tuple[int, int]:
     """(_nr_pr, _nr_qs): the slots below the first and the channel ids up to the second exist."""
-    return space.pan.state("_nr_pr").read(vector, 0), space.pan.state("_nr_qs").read(vector, 0)
+    nr_pr, nr_qs = space.pan.state("_nr_pr"), space.pan.state("_nr_qs")
+    assert nr_pr is not None and nr_qs is not None  # State always has both
+    return nr_pr.read(vector, 0), nr_qs.read(vector, 0)
 
 
 def _applies(space: StateSpace, alpha: Alpha, vector: bytes) -> bool:

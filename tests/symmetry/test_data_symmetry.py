@@ -182,7 +182,7 @@ def test_table_2s_hypercube_keeps_its_translations_and_says_why(corpus):
     swap = Alpha(swap.pids, tuple(sorted((channels[a], channels[b]) for a, b in (
         ("link3", "link5"), ("link5", "link3"), ("link4", "link6"), ("link6", "link4")))), swap.values)
     rejection = checker.check(swap)
-    assert rejection is not None and rejection.pos.line in (105, 106, 107) \
+    assert rejection is not None and rejection.pos is not None and rejection.pos.line in (105, 106, 107) \
         and "a process can be inside" in rejection.reason, rejection
 
 

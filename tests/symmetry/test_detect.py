@@ -202,6 +202,7 @@ def test_user_generators_are_validated(corpus, tmp_path):
     bad.write_text("(1 6)(link1 link6)\n")  # clients 1 and 6 have different priorities
     with pytest.raises(ModelError) as info:
         group_from_generators(model, read_group_file(bad))
+    assert info.value.pos is not None
     assert info.value.pos.line == 1
     unknown = tmp_path / "unknown.grp"
     unknown.write_text("(1 99)\n")
@@ -287,6 +288,7 @@ def test_lookalike_copies_whose_constants_are_their_ids_become_one_proctype(tmp_
         init { atomic { run A(); run B(); run C(0); run C(1) } }
         """)
     model = load_model(path)
+    assert model.copies is not None
     assert [f.members for f in model.copies.families] == [("A", "B")]
     group = detect(model)
     assert group.order == 1
