@@ -34,6 +34,7 @@ from typing import Callable
 
 from ..errors import ModelError
 from . import ast
+from .constants import constant_value
 
 # SPIN refuses to start more than this many processes (`run` then returns 0).
 MAX_PROCESSES = 255
@@ -73,11 +74,11 @@ class _Stop(Exception):
 
 
 def init_runs(body: ast.Sequence, constants: dict[str, int], proctypes: set[str],
-              constant_value, may_end: Callable[[str], bool]) -> InitRuns:
+              may_end: Callable[[str], bool]) -> InitRuns:
     """The runs of init's ``body`` (inline calls expanded), numbered (see the module
-    docstring).  ``constants``: mtype names; ``constant_value``: model.constant_value;
-    ``may_end``: whether a process of the named proctype can terminate."""
-    walker = _Walker(body, constants, proctypes, constant_value, may_end)
+    docstring).  ``constants``: mtype names; ``may_end``: whether a process of the named
+    proctype can terminate."""
+    walker = _Walker(body, constants, proctypes, may_end)
     why = None
     try:
         walker.sequence(body, in_loop=False)
@@ -99,7 +100,7 @@ def init_runs(body: ast.Sequence, constants: dict[str, int], proctypes: set[str]
 
 
 class _Walker:
-    def __init__(self, body, constants, proctypes, constant_value, may_end) -> None:
+    def __init__(self, body, constants, proctypes, may_end) -> None:
         self.constants = constants
         self.proctypes = proctypes
         self.may_end = may_end
@@ -110,13 +111,12 @@ class _Walker:
         self.may_have_ended: ast.Run | None = None
         self.exposed = False
         self.atomic_depth = 0
-        self.value_of = constant_value
         # init's scalar locals of a basic type, with the values they can hold
         self.ranges: dict[str, tuple[int, int]] = {}
         for node in body.walk():
             if isinstance(node, ast.Decl):
                 for var in node.vars:
-                    value_range = _range(node.type, var, constant_value)
+                    value_range = _range(node.type, var)
                     if value_range is not None and var.size is None:
                         self.ranges[var.name] = value_range
         self.env: dict[str, int] = {}  # the locals whose value the text fixes here
@@ -127,7 +127,7 @@ class _Walker:
 
     # ------------------------------------------------------------------ values
     def value(self, expr) -> int | None:
-        return self.value_of(expr, {**self.constants, **self.env})
+        return constant_value(expr, {**self.constants, **self.env})
 
     def set(self, name: str, value: int | None) -> None:
         low_high = self.ranges.get(name)
@@ -235,7 +235,7 @@ class _Walker:
             raise _Stop(f"{run.pos}: it would start more than {MAX_PROCESSES} processes")
         for arg in run.args:
             self.no_run_in(arg, run)
-        args = [_fold(_put_in(a, self.env), self.constants, self.value_of) for a in run.args]
+        args = [_fold(_put_in(a, self.env), self.constants) for a in run.args]
         self.started.append(StartedProcess(run, args))
         if self.may_end(run.proctype):
             self.may_have_ended, self.exposed = run, False
@@ -343,7 +343,7 @@ def _never_blocks(stmt) -> bool:
                              ast.Skip, ast.Printf, ast.Printm))
 
 
-def _range(type_name, var: ast.VarDecl, constant_value) -> tuple[int, int] | None:
+def _range(type_name, var: ast.VarDecl) -> tuple[int, int] | None:
     name = getattr(type_name, "name", None)  # (a ref of the extension is no TypeName)
     if name == "unsigned":
         bits = constant_value(var.bits) if var.bits is not None else None
@@ -390,11 +390,11 @@ def _put_in(expr, env: dict[str, int]):
     return ast.map_children(expr, lambda child: _put_in(child, env))
 
 
-def _fold(expr, constants, constant_value):
+def _fold(expr, constants):
     """``expr`` with a constant value folded to ``Const``; array indices folded too."""
     value = constant_value(expr, constants)
     if value is not None:
         return ast.Const(value=value, pos=expr.pos)
     if isinstance(expr, ast.VarRef) and expr.index is not None:
-        return ast.replace(expr, index=_fold(expr.index, constants, constant_value))
+        return ast.replace(expr, index=_fold(expr.index, constants))
     return expr

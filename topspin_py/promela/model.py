@@ -461,7 +461,7 @@ class _Builder:
         dynamic: list[ast.Run] = []
         self.unnumbered_why = {}
         if init is not None:
-            found = init_runs(init.body, self.mtypes, set(proctypes), constant_value,
+            found = init_runs(init.body, self.mtypes, set(proctypes),
                               lambda name: can_terminate(proctypes[name].body))
             for started in found.started:
                 processes.append(ProcessInstance(len(processes), started.run.proctype, "run", started.args,
