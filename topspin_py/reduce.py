@@ -19,6 +19,7 @@ from topspin_py.pan.own_build import GENERATED_BY_US
 from topspin_py.pan.splice import SYM_MACRO, SplicedPan, check_pan_p, splice_file
 from topspin_py.promela.claim_in_force import ANY_CLAIM, FIRST_CLAIM, NO_CLAIM
 from topspin_py.promela.model import Model
+from topspin_py.resources import template_environment
 
 if TYPE_CHECKING:
     from topspin_py.symmetry.detect import Group
@@ -162,7 +163,8 @@ def _build_guard(group: Group) -> str:
     model = group.model
     if model.claim_in_force != NO_CLAIM or not model.claims_left_out:
         return ""
-    return _notes_template().render(part="guard", claims=", ".join(model.claims_left_out))
+    return template_environment().get_template("canonicaliser_notes.c.j2").render(
+        part="guard", claims=", ".join(model.claims_left_out))
 
 
 def _strategy_lines(group: Group, strategy: str, reason: str | None) -> list[str]:
@@ -181,22 +183,14 @@ def _c_comment(group: Group, strategy: str, reason: str | None) -> str:
     topspin_sym.c alone sees it (the template's own comment follows; exact: nothing)."""
     if strategies.warning(strategy) is None:
         return ""
-    return _notes_template().render(part="warning", generated_by=GENERATED_BY_US,
-                                    notes=_strategy_lines(group, strategy, reason))
+    return template_environment().get_template("canonicaliser_notes.c.j2").render(
+        part="warning", generated_by=GENERATED_BY_US, notes=_strategy_lines(group, strategy, reason))
 
 
 def _header(group: Group, strategy: str, flags: list[str], reason: str | None = None) -> str:
     """topspin_sym.h (templates/topspin_sym.h.j2)."""
-    from topspin_py.resources import template_environment
-
     return template_environment().get_template("topspin_sym.h.j2").render(
         generated_by=GENERATED_BY_US, notes=_strategy_lines(group, strategy, reason),
         generators=[group.cycles(a) for a in group.generators],
         build=f"gcc {panflags.DEFAULT_OPTIMISATION} {' '.join(flags + ['-D' + SYM_MACRO])} -o pan pan.c",
         generated_c=GENERATED_C, sym_macro=SYM_MACRO)
-
-
-def _notes_template():
-    from topspin_py.resources import template_environment
-
-    return template_environment().get_template("canonicaliser_notes.c.j2")

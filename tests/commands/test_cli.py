@@ -459,3 +459,13 @@ def test_the_wall_time_reported_is_the_run_of_the_command(tmp_path, capsys):
     measured = time.monotonic() - started
     assert run.returncode == 0, run.stderr
     assert 0 < json.loads(run.stdout)["wall_s"] <= measured
+
+
+def test_the_default_symmetry_check_budget_is_symchecks():
+    """--check-symmetry without a value: the command line writes the budget out (so that --help
+    needs no toolchain), and it must be the one symcheck.py uses when none is given."""
+    from topspin_py.cli.common import CHECK_BUDGET
+    from topspin_py.symcheck import DEFAULT_BUDGET
+
+    assert CHECK_BUDGET == DEFAULT_BUDGET
+    assert _attach_option_values(["verify", "--check-symmetry", "m.pml"])[1] == f"--check-symmetry={DEFAULT_BUDGET}"

@@ -28,3 +28,32 @@ def test_positions_are_left_out_of_equality():
     b = ast.BinOp(op="+", left=ast.Const(value=1), right=ast.VarRef(name="x"), pos=SourcePos("m.pml", 2, 5))
     assert a == b and a.field_names == ("op", "left", "right")
     assert ast.Ltl(name="p", text="[] x", formula=None) == ast.Ltl(name="p", text="other", formula=None)
+
+
+def test_writes_names_exactly_what_a_statement_changes():
+    """Node.writes(), from _ast.cfg's `!` fields: the one definition of a write that the
+    analyses read (a missed write would let a written variable pass for a constant)."""
+    from topspin_py.promela.parser import parse_text
+
+    spec = parse_text("""
+        chan q = [1] of { byte, byte };
+        byte a, b[2], c, d;
+        active proctype P() {
+          a = 1; b[a]++; c--;
+          q?d, eval(a); q?<c, 3>; q??d, _;
+          q!a, b[0]; q?[d, a]; printf("%d", c);
+          for (d : 0 .. 1) { skip };
+          select (a : 1 .. 2)
+        }
+        """, "m.pml")
+    written = [(type(node).__name__, _text(w)) for node in spec.walk() for w in node.writes()]
+    assert written == [("Assign", "a"), ("IncDec", "b[a]"), ("IncDec", "c"), ("Receive", "d"),
+                       ("Receive", "c"), ("Receive", "d"), ("Receive", "_"), ("ForRange", "d"),
+                       ("Select", "a")]
+    assert [_text(w) for w in ast.writes_in(spec)] == [text for _, text in written]
+
+
+def _text(expr) -> str:
+    from topspin_py.promela.printer import print_expr
+
+    return print_expr(expr)
