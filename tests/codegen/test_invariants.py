@@ -21,6 +21,7 @@ from topspin_py.codegen.invariants import symmetric_blocks
 from topspin_py.codegen.trees import symmetric_trees
 from topspin_py.promela import load_model
 from topspin_py.symmetry.detect import detect
+from topspin_py.symmetry.kinds import chan_point, pid_point
 
 
 def _blocks_of(source: str, tmp_path: Path):
@@ -34,8 +35,8 @@ def _blocks_of(source: str, tmp_path: Path):
 def _named(model, blocks):
     """Each factor's blocks as (proctype:pid, channel names...)."""
     n_pids = len(model.processes)
-    names = {c_point(("pid", p.pid), n_pids): f"{p.proctype}:{p.pid}" for p in model.processes}
-    names.update({c_point(("chan", c.id), n_pids): c.name for c in model.channels})
+    names = {c_point(pid_point(p.pid), n_pids): f"{p.proctype}:{p.pid}" for p in model.processes}
+    names.update({c_point(chan_point(c.id), n_pids): c.name for c in model.channels})
     return [[tuple(names[point] for point in block) for block in factor] for factor in blocks]
 
 
@@ -68,8 +69,8 @@ def test_groups_that_are_no_product_of_symmetric_groups_are_refused(label, sourc
 def _shape(model, node):
     """A tree as nested lists: a node's own points by name, then its children."""
     n_pids = len(model.processes)
-    names = {c_point(("pid", p.pid), n_pids): f"{p.proctype}:{p.pid}" for p in model.processes}
-    names.update({c_point(("chan", c.id), n_pids): c.name for c in model.channels})
+    names = {c_point(pid_point(p.pid), n_pids): f"{p.proctype}:{p.pid}" for p in model.processes}
+    names.update({c_point(chan_point(c.id), n_pids): c.name for c in model.channels})
     return [tuple(names[p] for p in node.points), [_shape(model, child) for child in node.children]]
 
 

@@ -96,7 +96,7 @@ def test_reduced_pan_is_clean_under_sanitizers(request, tmp_path, case, strategy
     except CodegenError as error:
         # A strategy made for products of full symmetric groups on blocks refuses the others.
         assert STRATEGIES[strategy].symmetric_trees_only, error
-        n_pids = max(p for kind, p in group.points if kind == "pid") + 1
+        n_pids = max(p.pid for p in group.points if p.kind == "pid") + 1
         assert symmetric_blocks(group, n_pids) is None, error
         return
     flags.append("-D" + SYM_MACRO)

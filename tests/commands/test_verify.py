@@ -463,6 +463,7 @@ def _with_a_wrong_group(monkeypatch, generators_by_pid: list[list[int]]) -> None
     from sympy.combinatorics import Permutation, PermutationGroup
 
     import topspin_py.verify as verify_module
+    from topspin_py.symmetry.kinds import pid_point
 
     real_find_symmetry = verify_module.find_symmetry
 
@@ -473,7 +474,7 @@ def _with_a_wrong_group(monkeypatch, generators_by_pid: list[list[int]]) -> None
         for cycle in generators_by_pid:
             image = list(range(len(group.points)))
             for a, b in zip(cycle, cycle[1:] + cycle[:1]):
-                image[index["pid", a]] = index["pid", b]
+                image[index[pid_point(a)]] = index[pid_point(b)]
             perms.append(Permutation(image))
         return dataclasses.replace(group, perm_group=PermutationGroup(perms))
     monkeypatch.setattr(verify_module, "find_symmetry", wrong)

@@ -20,7 +20,8 @@ from conftest import MODELS
 from topspin_py.layout import LayoutError, StateLayout, read_layout, read_pan_h
 from topspin_py.pan import toolchain
 from topspin_py.promela.model import load_model
-from topspin_py.symmetry.inference import LAST_SLOT, infer_types
+from topspin_py.symmetry.inference import infer_types
+from topspin_py.symmetry.kinds import CHAN, DATA, LAST_SLOT, PID, FieldSlot, LocalSlot
 
 # A client/server model with everything the layout must find:
 # * `holder` and `order[]` hold pids; `waiting[]` is indexed by pid; `journal[]` too, but it is
@@ -155,8 +156,8 @@ def layout_at(model: Path, workdir: Path, flags=()) -> StateLayout:
 
 
 def found(fields) -> set[tuple]:
-    """(struct, path, holds, pid-indexed) of each field, for set comparisons."""
-    return {(f.struct, f.name, f.holds, f.pid_indexed) for f in fields}
+    """(struct, path, holds (the kind's text), pid-indexed) of each field, for set comparisons."""
+    return {(f.struct, f.name, str(f.holds), f.pid_indexed) for f in fields}
 
 
 def all_fields(layout: StateLayout) -> list:
@@ -230,7 +231,7 @@ def test_pid_and_channel_fields_of_a_client_server_model(tmp_path):
         ("P1", "m", "scalar:m", False)}
     assert layout.proctypes[":init:"].fields == ()
     idle = next(f for f in layout.proctypes["Server"].fields if f.name == "_6_2_idle")
-    assert idle.source == ("local", "Server", "idle")
+    assert idle.source == LocalSlot("Server", "idle")
     compile_probe(tmp_path, layout)
 
 
@@ -242,7 +243,7 @@ def test_bitfields_are_flagged(tmp_path):
     assert layout.header.state.field("busy").bits == 1  # a bool scalar is a 1-bit field
     assert not any(f.bitfield for f in layout.globals if f.name != "last_client")
     urgent = layout.channel_types[layout.channel(2).struct].message[3]
-    assert urgent.bitfield and urgent.holds == "data"
+    assert urgent.bitfield and urgent.holds == DATA
 
 
 def test_hidden_globals_are_not_in_the_state_vector(tmp_path):
@@ -275,19 +276,19 @@ def test_channel_types_and_message_kinds(tmp_path):
         (1, None, None), (2, None, None), (3, 2, 3), (4, 3, 4)]
     requests = layout.channel_types[channels["requests"].struct]
     assert (requests.declared_in, requests.member, requests.capacity) == ("State", "requests", 2)
-    assert [(f.name, f.holds) for f in requests.message] == [
+    assert [(f.name, str(f.holds)) for f in requests.message] == [
         ("contents[2].fld0", "scalar:m"), ("contents[2].fld1", "pid"), ("contents[2].fld2", "chan")]
     records = layout.channel_types[channels["records"].struct]
     # the typedef Req is flattened: who, amount, reply, urgent
-    assert [f.holds for f in records.message] == ["pid", "data", "chan", "data"]
-    assert records.message[0].source == ("field", "Req", "who")
+    assert [f.holds for f in records.message] == [PID, DATA, CHAN, DATA]
+    assert records.message[0].source == FieldSlot("Req", "who")
     # both clients' `answer` channels share one Qk (one declaration)
     answer = {channels["Client(2).answer"].struct, channels["Client(3).answer"].struct}
     assert len(answer) == 1
     answer_type = layout.channel_types[answer.pop()]
     assert (answer_type.declared_in, answer_type.member) == ("P0", "answer")
-    assert [f.holds for f in answer_type.message] == ["pid"]
-    assert answer_type.variable == ("local", "Client", "answer")
+    assert [f.holds for f in answer_type.message] == [PID]
+    assert answer_type.variable == LocalSlot("Client", "answer")
     assert found(answer_type.value_fields) == {(answer_type.struct, "contents[1].fld0", "pid", False)}
 
 
@@ -312,7 +313,7 @@ def test_nested_typedefs_and_typedef_messages(tmp_path):
         ("P0", "outs[2].in.p", "pid", False), ("P0", "outs[2].c", "chan", False),
         ("P0", "by_pid[2]", "pid", True)}
     ms = layout.channel_types[layout.channel(1).struct]
-    assert [f.holds for f in ms.message] == ["pid", "data", "data", "pid"]  # p, arr[0..1], pid
+    assert [str(f.holds) for f in ms.message] == ["pid", "data", "data", "pid"]  # p, arr[0..1], pid
     # each element of a channel array has its own Qk
     mine = [c for c in layout.channels if c.owner_pid == 0]
     assert [c.name for c in mine] == ["B(0).mine[0]", "B(0).mine[1]"]
@@ -325,7 +326,7 @@ def test_nested_typedefs_and_typedef_messages(tmp_path):
 def test_last_is_a_pid_field(tmp_path):
     layout = layout_of(tmp_path, LAST, flags=("-DSAFETY", "-DNOREDUCE"))
     assert layout.has_last and layout.base == 0
-    assert layout.last is not None and layout.last.holds == "pid"
+    assert layout.last is not None and layout.last.holds == PID
     assert layout.last.source == LAST_SLOT and layout.last in layout.state_fields
     assert found(layout.state_fields) == {("State", "seen", "pid", False), ("State", "_last", "pid", False)}
     compile_probe(tmp_path, layout)
@@ -412,7 +413,7 @@ def test_corpus_email3(corpus, tmp_path):
         ("P1", "sender", "pid", False), ("P1", "receiver", "pid", False),
         ("P1", "in", "chan", False), ("P1", "deliverbox", "chan", False)}
     for ctype in layout.channel_types.values():  # every channel carries { pid, pid }
-        assert [f.holds for f in ctype.message] == ["pid", "pid"]
+        assert [f.holds for f in ctype.message] == [PID, PID]
     assert [c.name for c in layout.channels] == ["link1", "link2", "link3", "null", "network"]
     assert [layout.channel_types[c.struct].rendezvous for c in layout.channels] == [
         False, False, False, True, False]
@@ -431,7 +432,7 @@ def test_corpus_loadbalancer(corpus, tmp_path):
                                                               ("P1", "msg", "scalar:msg", False)}
     assert found(layout.proctypes["server"].fields) == {
         ("P2", "in", "chan", False), ("P2", "current_client", "chan", False)}
-    messages = {c.name: [f.holds for f in layout.channel_types[c.struct].message]
+    messages = {c.name: [str(f.holds) for f in layout.channel_types[c.struct].message]
                 for c in layout.channels}
     assert messages == {name: ["scalar:msg", "chan"] if name in channels[:3] else ["data"]
                         for name in channels}
@@ -450,7 +451,7 @@ def test_corpus_2s3cs(corpus, tmp_path):
         ("P1", n, "chan", False) for n in ("db_in", "c_link", "db_link", "current_client")}
     assert found(layout.proctypes["database"].fields) == {
         ("P2", "link", "chan", False), ("P2", "current_server", "chan", False)}
-    messages = {c.name: [f.holds for f in layout.channel_types[c.struct].message]
+    messages = {c.name: [str(f.holds) for f in layout.channel_types[c.struct].message]
                 for c in layout.channels}
     # the clients' and servers' message type: a scalar domain of the message fields (symmetry/inference/)
     assert messages == {**{n: ["data", "chan"] for n in links}, **{n: ["scalar:message"] for n in others}}

@@ -58,6 +58,7 @@ from topspin_py.layout import statevector
 from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.promela import load_model
 from topspin_py.symmetry.detect import Group, acting_on_states, detect, group_from_generators
+from topspin_py.symmetry.kinds import FieldSlot, GlobalSlot, LocalSlot, MessageSlot
 from topspin_py.symmetry.validity import Alpha
 from topspin_py.verify import VerifyOptions, verify
 
@@ -209,7 +210,7 @@ def test_complete_strategy_stores_at_least_one_state_per_orbit(cache, request, c
         # Made for products of full symmetric groups on blocks, it refuses the other groups.
         assert STRATEGIES[strategy].symmetric_trees_only, error
         group = acting_on_states(explored.group)
-        n_pids = max(p for kind, p in group.points if kind == "pid") + 1
+        n_pids = max(p.pid for p in group.points if p.kind == "pid") + 1
         assert symmetric_blocks(group, n_pids) is None, error
         return
     assert result.complete and result.errors == 0
@@ -600,7 +601,7 @@ def plant_in_layout(monkeypatch, slot: tuple) -> None:
     monkeypatch.setattr(statevector, "build_layout", planted)
 
 
-@pytest.mark.parametrize("slot, planted_count", [(("global", "owner"), 29), (("local", "P", "seen"), 25)],
+@pytest.mark.parametrize("slot, planted_count", [(GlobalSlot("owner"), 29), (LocalSlot("P", "seen"), 25)],
                          ids=["global-left-out", "local-read-as-data"])
 def test_a_bug_planted_in_the_products_layout_moves_the_reduced_count_not_the_orbit_count(
         tmp_path, monkeypatch, slot, planted_count):
@@ -672,27 +673,26 @@ def test_the_oracles_join_finds_every_kind_of_place(tmp_path):
     path.write_text(KINDS)
     space = explore(path, tmp_path / "work", FLAGS, group=detect)
     layout, pan = space.layout, space.pan
-    rec = ("field", "Rec")
     assert [(p.steps, p.slot) for p in layout.places["State"]] == [
-        ((("owner", None),), ("global", "owner")), ((("box", 3),), ("global", "box")),
-        ((("recs", 3),), ("global", "recs")), ((("recs", 3), ("who", None)), (*rec, "who")),
-        ((("recs", 3), ("lid", None)), (*rec, "lid")), ((("recs", 3), ("vals", 2)), (*rec, "vals"))]
+        ((("owner", None),), GlobalSlot("owner")), ((("box", 3),), GlobalSlot("box")),
+        ((("recs", 3),), GlobalSlot("recs")), ((("recs", 3), ("who", None)), FieldSlot("Rec", "who")),
+        ((("recs", 3), ("lid", None)), FieldSlot("Rec", "lid")), ((("recs", 3), ("vals", 2)), FieldSlot("Rec", "vals"))]
     assert "h" in space.header.file_scope and not pan.has("State", (("h", None),))
     assert [(p.steps, p.slot) for p in layout.places["P0"]] == [
-        ((("c", None),), ("local", "P", "c")), ((("reply", None),), ("local", "P", "reply")),
-        ((("_4_2_y", None),), ("local", "P", "y"))]
+        ((("c", None),), LocalSlot("P", "c")), ((("reply", None),), LocalSlot("P", "reply")),
+        ((("_4_2_y", None),), LocalSlot("P", "y"))]
     y = pan.bits("P0", (("_4_2_y", None),))
     assert y.signed and y.size == 2 and not pan.bits("P0", (("c", None),)).signed
     # the elements of recs follow each other by the size of a Rec
     who = [pan.bits("State", (("recs", 3), ("who", None)), (i,)).start for i in range(3)]
     assert who[1] - who[0] == who[2] - who[1] == pan.element("State", (("recs", 3),), (0,))[1]
-    message = (("msg", ("global", "box"), 0), (*rec, "who"), (*rec, "lid"), (*rec, "vals"), (*rec, "vals"),
-               ("msg", ("global", "box"), 2))
+    message = (MessageSlot(GlobalSlot("box"), 0), FieldSlot("Rec", "who"), FieldSlot("Rec", "lid"),
+               FieldSlot("Rec", "vals"), FieldSlot("Rec", "vals"), MessageSlot(GlobalSlot("box"), 2))
     assert [(c.id, c.name, c.member, c.messages) for c in layout.channels[:3]] == [
         (i + 1, f"box[{i}]", ((("box", 3),), (i,)), message) for i in range(3)]
     assert len({c.struct for c in layout.channels[:3]}) == 3
     assert [(c.id, c.owner_pid, c.struct, c.messages) for c in layout.channels[3:]] == [
-        (4 + i, i, layout.channels[3].struct, (("msg", ("local", "P", "reply"), 0),)) for i in range(3)]
+        (4 + i, i, layout.channels[3].struct, (MessageSlot(LocalSlot("P", "reply"), 0),)) for i in range(3)]
     # every State member that holds a channel of box holds its id, in every stored state
     assert {tuple(pan.bits("State", *c.member).read(r, 0) for c in layout.channels[:3] if c.member is not None)
             for r in space.records[1:]} == {(1, 2, 3)}

@@ -50,7 +50,8 @@ from transitions import explore_transitions, format_violations, transition_viola
 
 from topspin_py.promela import ast, load_model
 from topspin_py.symmetry.detect import Group, detect
-from topspin_py.symmetry.inference import PID, infer_types
+from topspin_py.symmetry.inference import infer_types
+from topspin_py.symmetry.kinds import PID, GlobalSlot
 from topspin_py.symmetry.validity import Checker
 from topspin_py.verify import VerifyOptions, verify
 
@@ -242,7 +243,7 @@ def test_transition_oracle_rejects_the_action_of_a_second_reading(tmp_path):
     assert all(transition_violations(sound, g) == [] for g in group.generators)
 
     again = dataclasses.replace(group, types=infer_types(load_model(path)))
-    v = ("global", "v")
+    v = GlobalSlot("v")
     assert group.types.kind(v) != PID and again.types.kind(v) == PID
     graph = explore_transitions(path, tmp_path / "planted", SEAM_FLAGS, pan_args, roots=again.generators,
                                 group=again)

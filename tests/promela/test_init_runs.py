@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import re
 import subprocess
-import textwrap
-from pathlib import Path
 
 import pytest
 from conftest import MODELS
+from model_files import pan_errors, write
 
 from topspin_py.promela import load_model
 from topspin_py.promela.model import INIT
@@ -19,20 +18,6 @@ from topspin_py.promela.model import INIT
 P = "proctype P(chan c; byte id) { end: false }\n"
 
 
-def write(tmp_path: Path, text: str, name: str = "m.pml") -> Path:
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(text))
-    return path
-
-
-def pan_errors(tmp_path: Path, model: Path) -> int:
-    """Run plain spin + gcc + pan on ``model``; the number of errors pan reports."""
-    subprocess.run(["spin", "-a", model.name], cwd=tmp_path, check=True, capture_output=True)
-    subprocess.run(["gcc", "-w", "-O1", "-o", "pan", "pan.c"], cwd=tmp_path, check=True)
-    out = subprocess.run(["./pan"], cwd=tmp_path, capture_output=True, text=True).stdout
-    errors = re.search(r"errors: (\d+)", out)
-    assert errors, out
-    return int(errors.group(1))
 
 
 LOOPS = {
@@ -186,11 +171,12 @@ IDS = """\
     ("id = 0", None),                           # written: not an id
 ])
 def test_a_parameter_that_gets_the_pid_shifted_by_a_constant_holds_pids(tmp_path, use, offset):
-    from topspin_py.symmetry.inference import PID, infer_types
+    from topspin_py.symmetry.inference import infer_types
+    from topspin_py.symmetry.kinds import PID, LocalSlot
 
     model = load_model(write(tmp_path, IDS.replace("USE", use)))
     types = infer_types(model)
-    slot = ("local", "P", "id")
+    slot = LocalSlot("P", "id")
     if offset is None:
         assert slot not in types.id_parameters and types.kind(slot) != PID
         assert not types.taints  # (the id left as data taints nothing)
@@ -198,7 +184,7 @@ def test_a_parameter_that_gets_the_pid_shifted_by_a_constant_holds_pids(tmp_path
         assert types.id_parameters[slot] == offset
         assert types.kind(slot) == PID and types.offset(slot) == offset
     # every P gets 7: no id
-    assert ("local", "P", "other") not in types.id_parameters
+    assert LocalSlot("P", "other") not in types.id_parameters
 
 
 def test_which_locals_pan_resets_decides_whether_pid_k_may_move(tmp_path):

@@ -16,28 +16,12 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
+from model_files import pan_errors, write
 
 from topspin_py.errors import ModelError, PreprocessorError, PromelaSyntaxError
 from topspin_py.promela import ast, build_model, load_model, parse_file, parse_text, print_spec
 from topspin_py.promela.model import INIT
 from topspin_py.promela.printer import print_expr
-
-
-def write(tmp_path: Path, text: str, name: str = "m.pml") -> Path:
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(text))
-    return path
-
-
-def pan_errors(tmp_path: Path, model: Path) -> int:
-    """Run plain spin + gcc + pan on ``model``; the number of errors pan reports."""
-    subprocess.run(["spin", "-a", model.name], cwd=tmp_path, check=True, capture_output=True)
-    subprocess.run(["gcc", "-w", "-O1", "-o", "pan", "pan.c"], cwd=tmp_path, check=True)
-    out = subprocess.run(["./pan"], cwd=tmp_path, capture_output=True, text=True).stdout
-    found = re.search(r"errors: (\d+)", out)
-    assert found is not None, out
-    return int(found.group(1))
-
 
 # ------------------------------------------------------------------------ syntax errors
 

@@ -61,6 +61,7 @@ from topspin_py.pan.splice import SYM_MACRO, splice_file
 from topspin_py.promela import ast
 from topspin_py.promela.model import Model, load_model
 from topspin_py.symmetry.detect import Group, detect
+from topspin_py.symmetry.kinds import GlobalSlot
 
 HARNESS = "ts_harness.c"
 GENERATED = "topspin_sym.c"
@@ -219,11 +220,11 @@ def action_source(prepared: Prepared) -> str:
     static = _static_channel_globals(prepared.model)
     body.append("/* arrays indexed by pid */")
     for f in layout.globals:
-        if f.pid_indexed and f.in_state_vector and not (f.source[0] == "global" and f.source[1] in static):
+        if f.pid_indexed and f.in_state_vector and not (isinstance(f.source, GlobalSlot) and f.source.name in static):
             body += _permute_array(f, "dst->", "src->")
     body.append("/* values that are pids or channel ids */")
     for f in layout.state_fields:
-        if f.holds in (PID, CHAN) and not (f.source[0] == "global" and f.source[1] in static):
+        if f.holds in (PID, CHAN) and not (isinstance(f.source, GlobalSlot) and f.source.name in static):
             body += [_rename(f, lvalue) for lvalue in f.lvalues("dst->")]
     for proc in layout.processes:
         fields = [f for f in layout.proctypes[proc.proctype].fields if f.holds in (PID, CHAN)]

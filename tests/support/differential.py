@@ -149,7 +149,7 @@ def check_refusals(refused: dict[str, str], group: Group) -> None:
     """Only strategies made for products of full symmetric groups on blocks refuse a group, and
     only a group that is not one; the message names the strategy to use instead."""
     acting = acting_on_states(group)
-    n_pids = max((p for kind, p in acting.points if kind == "pid"), default=0) + 1
+    n_pids = max((p.pid for p in acting.points if p.kind == "pid"), default=0) + 1
     for name, message in refused.items():
         assert STRATEGIES[name].symmetric_trees_only, f"{name} refused the model: {message}"
         assert symmetric_trees(acting, n_pids) is None, \

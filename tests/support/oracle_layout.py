@@ -68,7 +68,7 @@ from pycparser import c_ast, c_parser
 
 from topspin_py.promela import Model, ast
 from topspin_py.promela.model import INIT
-from topspin_py.symmetry.inference import LAST_SLOT
+from topspin_py.symmetry.kinds import LAST_SLOT, FieldSlot, GlobalSlot, LocalSlot, MessageSlot, Slot, slot_name
 
 # Members of every Pk that are pan's own: the pid, the proctype, the program counter.
 PK_HEADER = frozenset({"_pid", "_t", "_p", "_priority"})
@@ -539,21 +539,21 @@ class Channel:
     name: str
     struct: str
     owner_pid: int | None
-    variable: tuple
+    variable: Slot
     member: tuple[tuple[Step, ...], tuple[int, ...]] | None
-    messages: tuple[tuple, ...]
+    messages: tuple[Slot, ...]
 
 
 @dataclass(frozen=True)
 class Place:
     """A member of ``struct`` that holds a Promela variable, a typedef's field or the last
-    mover's pid, with the TypeInfo slot of what it holds (``("global", x)``, ``("local",
-    proctype, x)``, ``("field", typedef, x)``; LAST_SLOT).  ``scalar``: not a struct; a place
+    mover's pid, with the TypeInfo slot of what it holds (``GlobalSlot(x)``, ``("local",
+    proctype, x)``, ``FieldSlot(typedef, x)``; LAST_SLOT).  ``scalar``: not a struct; a place
     whose last step is an array is the array itself."""
 
     struct: str
     steps: tuple[Step, ...]
-    slot: tuple
+    slot: Slot
     scalar: bool
 
     @property
@@ -630,7 +630,7 @@ class Declarations:
         names = {v.name for v in self.model.globals}
         for m in self.header.members("State"):
             if m.name in names:
-                places["State"] += self._member_places("State", m, (), ("global", m.name))
+                places["State"] += self._member_places("State", m, (), GlobalSlot(m.name))
             elif m.name == "_last":
                 places["State"] += self._member_places("State", m, (), LAST_SLOT)
         in_state = {m.name for m in self.header.members("State")}
@@ -645,14 +645,14 @@ class Declarations:
                 name = None if m.name in PK_HEADER else _promela_name(m.name, variables)
                 if name is not None:
                     held.add(name)
-                    found += self._member_places(struct, m, (), ("local", proctype, name))
+                    found += self._member_places(struct, m, (), LocalSlot(proctype, name))
             if variables - held:
                 raise LayoutMismatch(f"{struct} ({proctype}) has no member for local(s) "
                                      f"{', '.join(sorted(variables - held))}")
             places[struct] = found
         return {struct: tuple(p) for struct, p in places.items()}
 
-    def _member_places(self, struct: str, m: CMember, prefix: tuple[Step, ...], slot: tuple) -> list[Place]:
+    def _member_places(self, struct: str, m: CMember, prefix: tuple[Step, ...], slot: Slot) -> list[Place]:
         if m.pointer or len(m.dims) > 1 or None in m.dims:
             return []  # not a Promela variable's shape (c_state memory)
         steps = prefix + ((m.name, m.dims[0] if m.dims else None),)
@@ -661,7 +661,7 @@ class Declarations:
             return [Place(struct, steps, slot, True)] if m.integer else []
         found = [Place(struct, steps, slot, False)]
         for sub in self._typedef_members(tag):
-            found += self._member_places(struct, sub, steps, ("field", tag, sub.name))
+            found += self._member_places(struct, sub, steps, FieldSlot(tag, sub.name))
         return found
 
     def _typedef_members(self, tag: str) -> tuple[CMember, ...]:
@@ -738,7 +738,7 @@ class Declarations:
             raise LayoutMismatch(f"pan.c creates '{name}' as a Q{qtype}, but pan's running queue {channel_id} "
                                  f"is a Q{self.vector.queue_type.get(channel_id)}")
         qstruct = f"Q{qtype}"
-        variable = ("global", var) if proctype is None else ("local", proctype, var)
+        variable = GlobalSlot(var) if proctype is None else LocalSlot(proctype, var)
         place = None
         if proctype is None:
             c_member = self.header.member("State", var)
@@ -753,27 +753,27 @@ class Declarations:
                 return m.name
         raise LayoutMismatch(f"{struct} has no member for the channel variable '{var}'")
 
-    def _message_slots(self, qstruct: str, variable: tuple, fields: Sequence[ast.TypeName]) -> tuple[tuple, ...]:
-        slots: list[tuple] = []
+    def _message_slots(self, qstruct: str, variable: Slot, fields: Sequence[ast.TypeName]) -> tuple[Slot, ...]:
+        slots: list[Slot] = []
         for i, ftype in enumerate(fields):
             if ftype.name in self.model.typedefs:
                 slots += self._flattened(ftype.name)
             else:
-                slots.append(("msg", variable, i))
+                slots.append(MessageSlot(variable, i))
         contents = self.header.member(qstruct, "contents")
         found = len(contents.members) if contents is not None else 0
         if found != len(slots):
             raise LayoutMismatch(f"{qstruct} has {found} message fields, the declaration of "
-                                 f"{variable[-1]} gives {len(slots)}")
+                                 f"{slot_name(variable)} gives {len(slots)}")
         return tuple(slots)
 
-    def _flattened(self, tag: str) -> list[tuple]:
+    def _flattened(self, tag: str) -> list[Slot]:
         """A typedef in a message: one fldN per scalar, in declaration order."""
-        slots: list[tuple] = []
+        slots: list[Slot] = []
         for m in self._typedef_members(tag):
             count = m.dims[0] if m.dims else 1
             for _ in range(count or 0):
-                slots += self._flattened(m.tag) if m.tag is not None else [("field", tag, m.name)]
+                slots += self._flattened(m.tag) if m.tag is not None else [FieldSlot(tag, m.name)]
         return slots
 
     def channel(self, channel_id: int) -> Channel:

@@ -148,7 +148,7 @@ from oracle_layout import (
 
 from topspin_py.pan import loading
 from topspin_py.promela import Model, load_model
-from topspin_py.symmetry.inference import CHAN, PID, domain_of
+from topspin_py.symmetry.kinds import CHAN, PID, Kind, LocalSlot, Slot, domain_of
 from topspin_py.symmetry.validity import Alpha
 
 if TYPE_CHECKING:
@@ -485,7 +485,7 @@ def _stored_count(output: str) -> int:
 
 
 # ------------------------------------------------------------------------------ the action
-def renamed(kind: str) -> bool:
+def renamed(kind: Kind) -> bool:
     """Whether an element renames the values of a place of this kind: pids, channel ids, the
     values of a scalar domain."""
     return kind in (PID, CHAN) or domain_of(kind) is not None
@@ -499,7 +499,7 @@ class _Rename:
 
     bits: Bits
     base: int
-    kind: str
+    kind: Kind
     qlen: tuple[Bits, int] | None = None
     slot: int = 0
     offset: int = 0  # pids with an offset: the value v names pid v + offset
@@ -538,9 +538,9 @@ class _ElementImage:
     @staticmethod
     def build(source: list[int], kept, renames: Sequence[_Rename], alpha: Alpha, P: tuple[int, ...],
               C: tuple[int, ...]) -> "_ElementImage":
-        functions: dict[tuple[str, int], Callable[[int], int]] = {}
+        functions: dict[tuple[Kind, int], Callable[[int], int]] = {}
 
-        def function(kind: str, offset: int) -> Callable[[int], int]:
+        def function(kind: Kind, offset: int) -> Callable[[int], int]:
             if (kind, offset) not in functions:
                 if kind == PID:
                     # v names pid v + offset; a value that names no pid stays
@@ -553,9 +553,9 @@ class _ElementImage:
                     functions[kind, offset] = lambda v: alpha.value(domain, v)
             return functions[kind, offset]
 
-        tables: dict[tuple[str, int], bytes] = {}
+        tables: dict[tuple[Kind, int], bytes] = {}
 
-        def table(kind: str, offset: int) -> bytes:
+        def table(kind: Kind, offset: int) -> bytes:
             if (kind, offset) not in tables:
                 f = function(kind, offset)
                 tables[kind, offset] = bytes(f(v) & 0xFF for v in range(256))  # stored as C stores it
@@ -658,7 +658,7 @@ class GroupAction:
             names = set(kept.get(process.proctype, ()))
             offset = self.pan.proc_offset[process.slot]
             for place in self.layout.places[process.struct]:
-                if place.scalar and place.slot[0] == "local" and place.slot[-1] in names:
+                if place.scalar and isinstance(place.slot, LocalSlot) and place.slot.name in names:
                     for indices in every_index(place.steps):
                         bits = self.pan.bits(process.struct, place.steps, indices)
                         if not bits.whole_bytes:
@@ -679,7 +679,7 @@ class GroupAction:
             fields.append((self.types.kind(slot), self._message_offset(slot), self.pan.bits(struct, steps)))
         return self.pan.sizes[struct], self.pan.bits(struct, (("Qlen", None),)), tuple(fields)
 
-    def _message_offset(self, slot: tuple) -> int:
+    def _message_offset(self, slot: Slot) -> int:
         return self.types.offset(slot) if self.types.kind(slot) == PID else 0
 
     def _bases(self) -> list[tuple[str, int, Sequence[Place]]]:

@@ -20,26 +20,21 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import families
 import pytest
 from conftest import REPO
 from differential import check_against_plain, group_in_force, orbit_count, verify_every_way
+from model_files import write
 from transitions import explore_transitions, format_violations, group_violations
 
 from topspin_py.errors import ModelError
 from topspin_py.promela import load_model
 from topspin_py.symmetry.detect import detect
 from topspin_py.symmetry.inference import infer_types
+from topspin_py.symmetry.kinds import GlobalSlot, LocalSlot, MessageSlot
 from topspin_py.symmetry.validity import Alpha, Checker
-
-
-def write(tmp_path: Path, text: str, name: str = "m.pml") -> Path:
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(text))
-    return path
 
 
 def checker_of(path: Path) -> Checker:
@@ -70,8 +65,8 @@ def test_a_class_that_only_stores_and_compares_constants_is_a_domain(tmp_path):
     types = infer_types(load_model(write(tmp_path, COLOURS.replace("CHECK", ""))))
     (domain,) = types.domains.values()
     assert domain.values == (0, 1, 2, 3)   # the select's 1..3 and the resets to 0
-    assert set(domain.slots) == {("global", "last"), ("local", "painter", "c"), ("local", "viewer", "seen"),
-                                 ("msg", ("global", "board"), 0)}
+    assert set(domain.slots) == {GlobalSlot("last"), LocalSlot("painter", "c"), LocalSlot("viewer", "seen"),
+                                 MessageSlot(GlobalSlot("board"), 0)}
 
 
 @pytest.mark.parametrize("check,why", [
@@ -90,7 +85,7 @@ def test_the_colours_are_permuted_with_the_painters(tmp_path):
     # S2 on the painters times S3 on the colours 1, 2, 3 (0 stays: the locals start at 0)
     assert group.order == 12
     assert sorted(group.point_name(group.points[i]) for orbit in group.perm_group.orbits()
-                  if len(orbit) > 1 for i in orbit if group.points[i][0] == "val") == \
+                  if len(orbit) > 1 for i in orbit if group.points[i].kind == "val") == \
         ["last=1", "last=2", "last=3"]
 
 
@@ -209,7 +204,7 @@ def test_a_declared_scalarset_is_one_domain_with_every_value(tmp_path):
     assert set(types.domains) == {"colour"}
     assert len(types.domains["colour"].values) == 3   # every value of the subtype
     # a and b are one class (one type), so they are permuted together
-    assert types.find(("global", "a")) == types.find(("global", "b"))
+    assert types.find(GlobalSlot("a")) == types.find(GlobalSlot("b"))
 
 
 @pytest.mark.parametrize("body,line,message", [

@@ -7,14 +7,14 @@ import json
 import math
 import subprocess
 import sys
-import textwrap
-from pathlib import Path
 
 import pytest
+from model_files import write
 
 from topspin_py.errors import ModelError, UsageError
 from topspin_py.promela import load_model
 from topspin_py.symmetry.detect import detect, group_from_generators, group_report
+from topspin_py.symmetry.kinds import GlobalSlot
 from topspin_py.symmetry.userspec import read_group_file
 
 # Orders required of detect (TopSPIN's published group sizes; the two SPIN examples are a swap
@@ -59,11 +59,6 @@ def test_dynamic_process_creation_gives_the_trivial_group_and_says_where(corpus)
     assert group.order == 1
     assert any("leader.pml:119" in reason for reason in group.reasons)
 
-
-def write(tmp_path: Path, text: str, name: str = "m.pml") -> Path:
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(text))
-    return path
 
 
 MUTEX = """\
@@ -115,8 +110,8 @@ def test_an_array_indexed_with_an_offset_keeps_the_symmetry(tmp_path):
 
     model = load_model(write(tmp_path, MUTEX_BY_LID))
     types = infer_types(model)
-    assert types.index_offset(("global", "st")) == 1
-    assert types.offset(("global", "last")) == 1
+    assert types.index_offset(GlobalSlot("st")) == 1
+    assert types.offset(GlobalSlot("last")) == 1
     assert not types.taints
     assert detect(model).order == 6
 

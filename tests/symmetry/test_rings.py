@@ -6,20 +6,14 @@ counts against the orbit oracle, and tests/models/soundness/ the errors."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
+
+from model_files import write
 
 from topspin_py.promela import load_model
 from topspin_py.symmetry.detect import detect, group_report
 from topspin_py.symmetry.inference import infer_types
 from topspin_py.symmetry.validity import Alpha, Checker
-
-
-def write(tmp_path: Path, text: str, name: str = "m.pml") -> Path:
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(text))
-    return path
-
 
 PHILOSOPHERS = """\
     #define N {n}

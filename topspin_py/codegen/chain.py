@@ -25,6 +25,7 @@ from sympy.combinatorics import Permutation, PermutationGroup
 from sympy.combinatorics.util import _distribute_gens_by_base, _orbits_transversals_from_bsgs
 
 from ..symmetry.detect import Group
+from ..symmetry.kinds import Point, chan_point, pid_point
 
 
 @dataclass(frozen=True)
@@ -57,19 +58,18 @@ class Chain:
         return size
 
 
-def c_point(point: tuple, n_pids: int, values: dict | None = None) -> int:
-    """The C point of ``("pid", p)``, ``("chan", id)`` or a value point (``values``: from
-    value_points) (see the module's docstring)."""
-    kind, value = point
-    if kind == "val":
+def c_point(point: Point, n_pids: int, values: dict[Point, int] | None = None) -> int:
+    """The C point of a pid, a channel or a value point (``values``: from value_points) (see
+    the module's docstring)."""
+    if point.kind == "val":
         assert values is not None, "a value point needs the numbering of value_points"
         return values[point]
-    return value if kind == "pid" else n_pids + value - 1
+    return point.pid if point.kind == "pid" else n_pids + point.chan - 1
 
 
-def value_points(group: Group, n_pids: int, n_chans: int) -> dict:
+def value_points(group: Group, n_pids: int, n_chans: int) -> dict[Point, int]:
     """The C point of each value point of ``group``: after the pids and channels, in order."""
-    found = [point for point in group.points if point[0] == "val"]
+    found = [point for point in group.points if point.kind == "val"]
     return {point: n_pids + n_chans + k for k, point in enumerate(found)}
 
 
@@ -101,7 +101,7 @@ def stabiliser_chain(group: Group, n_pids: int, n_chans: int) -> Chain:
             continue  # a redundant base point: its stabiliser is the whole subgroup
         elements = [c_images(transversal[x], point_of, identity)
                     for x in sorted(transversal, key=lambda x: not transversal[x].is_Identity)]
-        levels.append(Level(point_of(point), group.points[point][0] == "pid", tuple(elements)))
+        levels.append(Level(point_of(point), group.points[point].kind == "pid", tuple(elements)))
     chain = Chain(n_pids, n_chans, tuple(levels), n_values)
     if chain.size != group.order:
         raise AssertionError(f"stabiliser chain spells {chain.size} elements, the group has {group.order}")
@@ -158,12 +158,12 @@ def process_swaps(group: Group, n_pids: int, n_chans: int,
     known to exist is then found by a search of the subgroup that fixes every other process."""
     index = {point: i for i, point in enumerate(group.points)}
     degree = group.perm_group.degree
-    pid_points = [i for i, (kind, _) in enumerate(group.points) if kind == "pid"]
-    on_pids = {group.points[i][1]: k for k, i in enumerate(pid_points)}
+    pid_points = [i for i, point in enumerate(group.points) if point.kind == "pid"]
+    on_pids = {group.points[i].pid: k for k, i in enumerate(pid_points)}
 
     @functools.cache
     def pid_action() -> PermutationGroup:
-        return PermutationGroup([Permutation([on_pids[group.points[g(i)][1]] for i in pid_points])
+        return PermutationGroup([Permutation([on_pids[group.points[g(i)].pid] for i in pid_points])
                                  for g in group.perm_group.generators])
 
     point_of = point_numbering(group, n_pids, n_chans)
@@ -174,9 +174,9 @@ def process_swaps(group: Group, n_pids: int, n_chans: int,
             return element
         if not pid_action().contains(Permutation(on_pids[x], on_pids[y], size=len(pid_points))):
             return None
-        others = [i for i in pid_points if group.points[i][1] not in (x, y)]
+        others = [i for i in pid_points if group.points[i].pid not in (x, y)]
         fixing = group.perm_group.pointwise_stabilizer(others)
-        return dict(fixing.orbit_transversal(index[("pid", x)], pairs=True))[index[("pid", y)]]
+        return dict(fixing.orbit_transversal(index[pid_point(x)], pairs=True))[index[pid_point(y)]]
 
     identity = tuple(range(n_pids + n_chans + len(value_points(group, n_pids, n_chans))))
     swaps: dict[tuple[int, int], tuple[int, ...]] = {}
@@ -186,7 +186,7 @@ def process_swaps(group: Group, n_pids: int, n_chans: int,
 
     for orbit in group.perm_group.orbits():
         classes: list[tuple[int, dict[int, Permutation]]] = []  # a member, its swaps with the rest
-        for y in sorted(group.points[i][1] for i in orbit if group.points[i][0] == "pid"):
+        for y in sorted(group.points[i].pid for i in orbit if group.points[i].kind == "pid"):
             for anchor, with_anchor in classes:
                 element = swap(anchor, y)
                 if element is not None:
@@ -209,10 +209,10 @@ def _pure_swap(group: Group, index, degree: int, x: int, y: int, owned) -> Permu
     ours, theirs = owned.get(x, ()), owned.get(y, ())
     if len(ours) != len(theirs):
         return None
-    cycles = [[index[("pid", x)], index[("pid", y)]]]
+    cycles = [[index[pid_point(x)], index[pid_point(y)]]]
     for c, d in zip(ours, theirs):
-        if ("chan", c) not in index or ("chan", d) not in index:
+        if chan_point(c) not in index or chan_point(d) not in index:
             return None
-        cycles.append([index[("chan", c)], index[("chan", d)]])
+        cycles.append([index[chan_point(c)], index[chan_point(d)]])
     element = Permutation(cycles, size=degree)
     return element if group.perm_group.contains(element) else None

@@ -34,9 +34,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..layout.statevector import CHAN, PID, ChannelSlot, Member, ProcessSlot, StateLayout, ValueField
+from ..layout.statevector import ChannelSlot, Member, ProcessSlot, StateLayout, ValueField
 from ..symmetry.detect import Group
-from ..symmetry.inference import domain_of
+from ..symmetry.kinds import CHAN, PID, GlobalSlot, domain_of
 from .trees import flat_blocks, symmetric_trees
 
 # Rounds of refinement; each costs one pass over the relations.  Two rounds separate a
@@ -109,7 +109,7 @@ def key_context(layout: StateLayout, moved_processes: list[ProcessSlot],
     for f in layout.state_fields:
         if f.holds not in (PID, CHAN):
             continue
-        if f.source[0] == "global" and f.source[1] in static_names:
+        if isinstance(f.source, GlobalSlot) and f.source.name in static_names:
             continue  # a static channel's own id: never renamed, so it marks nothing
         if f.path[0].name in indexed:
             # An array indexed by pid that holds pids or channel ids: element q names a point

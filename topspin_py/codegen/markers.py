@@ -35,6 +35,7 @@ Alg. 5.1), which may take states of different orbits for one.
 from __future__ import annotations
 
 from ..layout.statevector import ChannelSlot, ProcessSlot
+from ..symmetry.kinds import chan_point
 from .chain import c_point
 from .invariants import Relation
 from .trees import Node, breadth_first
@@ -44,7 +45,7 @@ def markers_context(keys: dict, roots: list[Node], n_pids: int, n_chans: int,
                     moved_processes: list[ProcessSlot], moved_channels: list[ChannelSlot]) -> dict:
     """The variables of markers.c.j2 beyond those of _apply.c.j2 and _keys.c.j2, from
     ``keys`` (:func:`key_context`'s result) and ``roots`` (:func:`symmetric_trees`'s)."""
-    moved = {p.pid for p in moved_processes} | {c_point(("chan", c.id), n_pids) for c in moved_channels}
+    moved = {p.pid for p in moved_processes} | {c_point(chan_point(c.id), n_pids) for c in moved_channels}
     extra_places, sn_entries, local_terms = [], [], []
     for r in keys["relations"]:
         owner = int(r.owner)

@@ -40,10 +40,11 @@ reduction is complete (at least one state per orbit), and it depends on the decl
 from __future__ import annotations
 
 from ..layout.panh import CField
-from ..layout.statevector import CHAN, PID, StateLayout, promela_name
+from ..layout.statevector import StateLayout, promela_name
 from ..promela import ast
 from ..promela.model import Model
 from ..symmetry.detect import Group
+from ..symmetry.kinds import CHAN, PID, Kind
 from .trees import Node, breadth_first
 
 
@@ -119,7 +120,7 @@ def _declared(model: Model, proctype: str) -> list[tuple[str, dict | None]]:
     return found
 
 
-def _compared(cfield: CField, holds: str | None, offset: int) -> list[dict]:
+def _compared(cfield: CField, holds: Kind | None, offset: int) -> list[dict]:
     """How one local is compared, element by element: as a value, as a pid or channel id
     (``holds``, ``offset``: relative to the subtrees compared), or as bytes (a typedef's
     struct)."""
@@ -128,7 +129,9 @@ def _compared(cfield: CField, holds: str | None, offset: int) -> list[dict]:
     names = [cfield.name]
     for length in cfield.dims:
         names = [f"{name}[{i}]" for name in names for i in range(length or 0)]
-    return [{"name": name, "bytes": False, "holds": holds, "offset": offset, "public": None, "chan": False}
+    # (the template reads the kind's name: "pid" or "chan")
+    held = holds.name if holds is not None else None
+    return [{"name": name, "bytes": False, "holds": held, "offset": offset, "public": None, "chan": False}
             for name in names]
 
 

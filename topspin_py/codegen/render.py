@@ -48,11 +48,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..errors import TopspinError
-from ..layout.statevector import CHAN, DATA, PID, StateLayout, ValueField
+from ..layout.statevector import StateLayout, ValueField
 from ..pan.flags import breadth_first
 from ..resources import template_environment
 from ..symmetry.detect import Group
-from ..symmetry.inference import domain_of
+from ..symmetry.kinds import CHAN, DATA, PID, GlobalSlot, domain_of
 from .chain import point_numbering, process_swaps, setwise_stabiliser, stabiliser_chain, value_points
 from .invariants import key_context, symmetric_blocks
 from .markers import markers_context, node_tables
@@ -269,9 +269,9 @@ def _start_up_chains(group: Group, layout: StateLayout, n_pids: int, n_chans: in
                 break
             existing_chans = chan.id
         existing = frozenset(i for i in moved if (
-            slot_of.get(group.points[i][1], n) < n if group.points[i][0] == "pid"
-            else True if group.points[i][0] == "val"   # (a value exists in every state)
-            else group.points[i][1] <= existing_chans))
+            slot_of.get(group.points[i].pid, n) < n if group.points[i].kind == "pid"
+            else True if group.points[i].kind == "val"   # (a value exists in every state)
+            else group.points[i].chan <= existing_chans))
         if existing not in index_of:
             subgroup = setwise_stabiliser(group.perm_group, existing, moved)
             names = ", ".join(group.point_name(group.points[i]) for i in sorted(existing))
@@ -338,9 +338,9 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
         # A global channel array indexed by pid holds its own channels' ids for ever: its
         # channels move with the pids (symmetry/validity/, channel_ref), the array stays.
         "global_arrays": [_array(f) for f in layout.globals if f.pid_indexed and f.in_state_vector
-                          and not (f.source[0] == "global" and f.source[1] in static_names)],
+                          and not (isinstance(f.source, GlobalSlot) and f.source.name in static_names)],
         "global_values": [_value(f, lvalue, domains) for f in layout.state_fields if _renamed_here(f, domains)
-                          and not (f.source[0] == "global" and f.source[1] in static_names)
+                          and not (isinstance(f.source, GlobalSlot) and f.source.name in static_names)
                           for lvalue in f.lvalues("ts_dst->")],
         "local_arrays": [
             {"lvalue": f"(({proc.struct} *) TS_PROC(ts_dst, {proc.slot}))->{f.path[0].name}",
@@ -443,8 +443,8 @@ def _domain_tables(group: Group, n_pids: int, n_chans: int) -> list[dict]:
     numbers = value_points(group, n_pids, n_chans)
     tables = []
     for name in _moved_domains(group):
-        points = sorted((q, v) for (kind, value), q in numbers.items() if value[0] == name
-                        for v in [value[1]])
+        points = sorted((q, point.domain_value[1]) for point, q in numbers.items()
+                        if point.domain_value[0] == name)
         base = points[0][0]
         if [q for q, _v in points] != list(range(base, base + len(points))):
             raise AssertionError(f"the values of '{name}' are not consecutive C points")

@@ -57,13 +57,13 @@ def symmetric_trees(group: Group, n_pids: int) -> list[Node] | None:
     perm_group = group.perm_group
     if perm_group.order() == 1 or group.moves_values:
         return None  # (values of a scalar domain are no processes, nor hang from them)
-    point_of = [c_point(point, n_pids) if point[0] != "val" else -1 for point in group.points]
+    point_of = [c_point(point, n_pids) if point.kind != "val" else -1 for point in group.points]
     orbits = [sorted(o) for o in perm_group.orbits() if len(o) > 1]
     roots = []
     orders = []
     for points in linked_orbits(perm_group, orbits):
         component = [orbit for orbit in orbits if orbit[0] in points]
-        pid_orbits = [o for o in component if group.points[o[0]][0] == "pid"]
+        pid_orbits = [o for o in component if group.points[o[0]].kind == "pid"]
         if not pid_orbits:
             return None
         leaves = max(pid_orbits, key=len)

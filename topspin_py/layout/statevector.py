@@ -30,7 +30,21 @@ from typing import Iterator, Sequence
 
 from ..promela import ast
 from ..promela.model import INIT, Model
-from ..symmetry.inference import CHAN, DATA, LAST_SLOT, PID, TypeInfo, domain_of
+from ..symmetry.inference import TypeInfo
+from ..symmetry.kinds import (
+    CHAN,
+    DATA,
+    LAST_SLOT,
+    PID,
+    FieldSlot,
+    GlobalSlot,
+    Kind,
+    LocalSlot,
+    MessageSlot,
+    Slot,
+    domain_of,
+    variable_slot,
+)
 from .panh import CField, CStruct, LayoutError, PanHeader, PanSource, QueueCreation, read_pan_c, read_pan_h
 
 # Fields of State that are pan's own bookkeeping, not Promela globals (pan.h, struct State).
@@ -65,8 +79,8 @@ class ValueField:
     that its last member is an array indexed by pid (its elements move with the pids).  An
     array path member stands for all its elements.  ``bitfield`` marks a C bitfield, whose
     address C cannot take.  ``source`` is the TypeInfo slot the verdict came from:
-    ``("global", x)``, ``("local", proctype, x)``, ``("field", typedef, x)`` or
-    ``("msg", channel slot, i)``.
+    ``GlobalSlot(x)``, ``LocalSlot(proctype, x)``, ``FieldSlot(typedef, x)`` or
+    ``MessageSlot(channel slot, i)``.
 
     Pids with an offset (symmetry/inference/): when it holds pids, a value v names pid v + ``offset``
     (a value for which that is no pid, 255 "nobody", names nothing); when it is indexed by pid,
@@ -74,11 +88,11 @@ class ValueField:
 
     struct: str
     path: tuple[Member, ...]
-    holds: str
+    holds: Kind
     pid_indexed: bool
     bitfield: bool
     ctype: str
-    source: tuple
+    source: Slot
     in_state_vector: bool = True
     offset: int = 0
     index_offset: int = 0
@@ -151,7 +165,7 @@ class ChannelType:
     rendezvous: bool
     declared_in: str
     member: str
-    variable: tuple | None
+    variable: Slot | None
     message: tuple[ValueField, ...]
 
     @property
@@ -319,7 +333,7 @@ class _Join:
         found: list[ValueField] = []
         for cfield in struct.fields:
             if cfield.name in matched:
-                slot = ("local", proctype, matched[cfield.name])
+                slot = LocalSlot(proctype, matched[cfield.name])
                 found.extend(self.value_fields(struct.name, cfield, slot, ()))
         return tuple(found)
 
@@ -331,7 +345,7 @@ class _Join:
         found: list[ValueField] = []
         for cfield in state.fields:
             if cfield.name in names:
-                found.extend(self.value_fields("State", cfield, ("global", cfield.name), ()))
+                found.extend(self.value_fields("State", cfield, GlobalSlot(cfield.name), ()))
             elif cfield.name not in STATE_HEADER:
                 self.foreign.append(("State", cfield.name))
         for var in self.model.globals:
@@ -340,12 +354,12 @@ class _Join:
             if var.name not in hidden:
                 raise LayoutError(f"global variable '{var.name}' is neither a field of State "
                                   "nor a hidden variable in pan.h", var.pos)
-            found.extend(self.value_fields("State", hidden[var.name], ("global", var.name), (),
+            found.extend(self.value_fields("State", hidden[var.name], GlobalSlot(var.name), (),
                                            in_state_vector=False))
         return tuple(found), tuple(h.name for h in self.header.hidden)
 
     # -------------------------------------------------------------- one variable
-    def value_fields(self, struct: str, cfield: CField, slot: tuple, prefix: tuple[Member, ...],
+    def value_fields(self, struct: str, cfield: CField, slot: Slot, prefix: tuple[Member, ...],
                      in_state_vector: bool = True) -> list[ValueField]:
         """The ValueFields of one C member that holds the values of ``slot``: itself when it
         holds pids or channels or is indexed by pid, and whatever a typedef struct holds."""
@@ -365,7 +379,7 @@ class _Join:
         if tag is not None:
             inner = self.user_type(tag)
             for sub in inner.fields:
-                found.extend(self.value_fields(struct, sub, ("field", tag, sub.name), path,
+                found.extend(self.value_fields(struct, sub, FieldSlot(tag, sub.name), path,
                                                in_state_vector))
         return found
 
@@ -392,7 +406,7 @@ class _Join:
                                         creation.struct, creation.member, variable, message)
         return dict(sorted(result.items(), key=lambda item: item[1].number))
 
-    def channel_variable(self, creation, by_struct) -> tuple[tuple | None, ast.ChanInit | None]:
+    def channel_variable(self, creation, by_struct) -> tuple[Slot | None, ast.ChanInit | None]:
         """The TypeInfo slot of the variable that ``creation`` assigns, and its initialiser."""
         steps = creation.member.split(".")
         first = _member_name(steps[0], creation)
@@ -415,7 +429,7 @@ class _Join:
             raise LayoutError(f"pan.c creates a channel in {creation.struct}.{creation.member}, "
                               "which is no channel variable of the model")
         if len(steps) == 1:
-            slot = ("global", var.name) if owner is None else ("local", owner, var.name)
+            slot = variable_slot(owner, var.name)
             return slot, var.init if isinstance(var.init, ast.ChanInit) else None
         # a channel field of a typedef: now.rec.q, now.recs[1].inner.q
         holder = self.header.state if creation.struct == "State" else self.header.procs[int(creation.struct[1:])]
@@ -431,34 +445,34 @@ class _Join:
         last = _member_name(steps[-1], creation)
         decl = _typedef_field(self.model.typedefs.get(tag), last)
         init = next((v.init for v in decl.vars if v.name == last), None) if decl is not None else None
-        return ("field", tag, last), init if isinstance(init, ast.ChanInit) else None
+        return FieldSlot(tag, last), init if isinstance(init, ast.ChanInit) else None
 
-    def message_fields(self, qname: str, contents: CField | None, variable: tuple | None,
+    def message_fields(self, qname: str, contents: CField | None, variable: Slot | None,
                        init: ast.ChanInit | None) -> tuple[ValueField, ...]:
         flds = contents.members if contents is not None else ()
-        leaves: list[tuple[tuple, str]] = []  # (source slot, kind) per fldN
+        leaves: list[tuple[Slot, Kind]] = []  # (source slot, kind) per fldN
         for i, ftype in enumerate(init.fields if init is not None else ()):
             if ftype.name in self.model.typedefs:
                 leaves.extend(self.typedef_leaves(ftype.name))
             else:
-                slot = ("msg", variable, i)
-                kind = self.types.kind(slot)
+                field_slot = MessageSlot(variable, i)
+                kind = self.types.kind(field_slot)
                 if kind == DATA:
                     kind = {"pid": PID, "chan": CHAN}.get(ftype.name, DATA)
-                leaves.append((slot, kind))
+                leaves.append((field_slot, kind))
         if init is not None and len(leaves) != len(flds):
             raise LayoutError(f"{qname} has {len(flds)} message fields in pan.h, but the model's "
                               f"declaration gives {len(leaves)}")
         length = contents.dims[0] if contents is not None and contents.dims else None
         result = []
         for n, fld in enumerate(flds):
-            slot, kind = leaves[n] if n < len(leaves) else ((("msg", variable, n)), DATA)
+            slot, kind = leaves[n] if n < len(leaves) else (MessageSlot(variable, n), DATA)
             result.append(ValueField(qname, (Member("contents", length), Member(fld.name)), kind,
                                      False, fld.is_bitfield, fld.ctype, slot,
                                      offset=self.types.offset(slot) if kind == PID else 0))
         return tuple(result)
 
-    def typedef_leaves(self, tag: str) -> Iterator[tuple[tuple, str]]:
+    def typedef_leaves(self, tag: str) -> Iterator[tuple[Slot, Kind]]:
         """A typedef in a message is flattened into one fldN per scalar, in declaration order."""
         for cfield in self.user_type(tag).fields:
             count = cfield.dims[0] if cfield.dims else 1
@@ -467,7 +481,7 @@ class _Join:
                 for _ in range(count):
                     yield from self.typedef_leaves(cfield.struct_tag)
                 continue
-            slot = ("field", tag, cfield.name)
+            slot = FieldSlot(tag, cfield.name)
             for _ in range(count):
                 yield slot, self.types.kind(slot)
 
@@ -525,7 +539,7 @@ class _Join:
         raise LayoutError(f"struct {struct.name} ({proctype.name}) has no field for '{name}'")
 
 
-def renamed(holds: str) -> bool:
+def renamed(holds: Kind) -> bool:
     """Whether a permutation renames the values of a place that ``holds`` these: pids, channel
     ids or the values of a scalar domain (types.scalar_kind)."""
     return holds in (PID, CHAN) or domain_of(holds) is not None

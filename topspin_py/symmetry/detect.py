@@ -31,7 +31,6 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 from sympy.combinatorics import Permutation, PermutationGroup
 
@@ -39,7 +38,8 @@ from ..errors import SourcePos
 from ..gcpause import collector_paused
 from ..promela import ast
 from ..promela.model import Model
-from .inference import CHAN, Taint, TypeInfo, infer_types, slot_variable
+from .inference import Taint, TypeInfo, infer_types, slot_variable
+from .kinds import CHAN, GlobalSlot, LocalSlot, Point, chan_point, pid_point, slot_name, value_point
 from .scd import build_diagram
 from .validity import Alpha, Checker, Rejection
 
@@ -55,10 +55,10 @@ class Group:
 
     model: Model
     types: TypeInfo
-    points: tuple[tuple[str, Any], ...]  # ("pid", p), ("chan", id), ("val", (domain, v))
+    points: tuple[Point, ...]
     perm_group: PermutationGroup
     rejected: tuple[tuple[Alpha, Rejection], ...] = ()  # nauty's generators that are not valid
-    # The scalar domains whose values the points ("val", (domain, v)) are (types.Domain), and
+    # The scalar domains whose values the value points are (types.Domain), and
     # the proctypes whose constant parameters stay in their slots, with those parameters'
     # names (Checker.slot_constants): what the canonicaliser needs besides the points.
     domains: dict = field(default_factory=dict)
@@ -82,14 +82,13 @@ class Group:
         chans: dict[int, int] = {}
         values: dict[tuple[str, int], int] = {}
         for i, point in enumerate(self.points):
-            kind, value = point
-            image: Any = self.points[perm(i)][1]
-            if kind == "val":
-                values[value] = image[1]
-            elif kind == "pid":
-                pids[value] = image
+            image = self.points[perm(i)]
+            if point.kind == "val":
+                values[point.domain_value] = image.domain_value[1]
+            elif point.kind == "pid":
+                pids[point.pid] = image.pid
             else:
-                chans[value] = image
+                chans[point.chan] = image.chan
         return dataclasses.replace(Alpha.of(pids, chans, values),
                                    slot_constants=tuple(sorted(self.slot_constants.items())))
 
@@ -101,15 +100,14 @@ class Group:
                 result.append([self.point_name(self.points[i]) for i in sorted(orbit)])
         return result
 
-    def point_name(self, point: tuple) -> str:
-        kind, value = point
-        if kind == "pid":
-            proc = self.model.processes[value]
-            return f"{proc.proctype}:{value}"
-        if kind == "val":
-            domain, v = value
+    def point_name(self, point: Point) -> str:
+        if point.kind == "pid":
+            proc = self.model.processes[point.pid]
+            return f"{proc.proctype}:{point.pid}"
+        if point.kind == "val":
+            domain, v = point.domain_value
             return f"{domain}={self._value_name(domain, v)}"
-        return next(c.name for c in self.model.channels if c.id == value)
+        return next(c.name for c in self.model.channels if c.id == point.chan)
 
     def _value_name(self, domain: str, v: int) -> str:
         """An mtype's name where the domain holds mtype names, else the number."""
@@ -123,14 +121,14 @@ class Group:
     @property
     def moves_values(self) -> bool:
         """Whether the group permutes the values of a scalar domain."""
-        return any(point[0] == "val" and len(orbit) > 1 for orbit in self.perm_group.orbits()
+        return any(point.kind == "val" and len(orbit) > 1 for orbit in self.perm_group.orbits()
                    for point in [self.points[min(orbit)]])
 
     def cycles(self, alpha: Alpha) -> str:
         """An element in disjoint-cycle notation over process and channel names."""
-        mapping: dict = {("pid", a): ("pid", b) for a, b in alpha.pids}
-        mapping.update({("chan", a): ("chan", b) for a, b in alpha.chans})
-        mapping.update({("val", a): ("val", (a[0], b)) for a, b in alpha.values})
+        mapping: dict[Point, Point] = {pid_point(a): pid_point(b) for a, b in alpha.pids}
+        mapping.update({chan_point(a): chan_point(b) for a, b in alpha.chans})
+        mapping.update({value_point(*a): value_point(a[0], b) for a, b in alpha.values})
         seen, cycles = set(), []
         for start in sorted(mapping):
             if start in seen:
@@ -173,7 +171,7 @@ def acting_on_states(group: Group) -> Group:
     return dataclasses.replace(group, perm_group=acting, reasons=(*group.reasons, reason))
 
 
-def _inert_channels(model: Model, types: TypeInfo) -> set[tuple[str, int]]:
+def _inert_channels(model: Model, types: TypeInfo) -> set[Point]:
     """The global rendezvous channels, when nothing in a state can hold a channel id."""
     if any(f.name == "chan" for c in model.channels for f in c.fields):
         return set()
@@ -187,13 +185,13 @@ def _inert_channels(model: Model, types: TypeInfo) -> set[tuple[str, int]]:
     static_names = {v.name for v in model.globals if isinstance(v.init, ast.ChanInit)}
     # Any other place that can hold a channel id (a byte assigned a channel, a message field,
     # an array element): a permutation of the channels renames what it holds.
-    own_slots = {("global", name) for name in static_names}
+    own_slots = {GlobalSlot(name) for name in static_names}
     if any(types.kind(slot) == CHAN and slot not in own_slots for slot in types.parent):
         return set()
     for unit in model.expanded.units:
         if any(isinstance(t, ast.VarRef) and t.name in static_names for t in ast.writes_in(unit)):
             return set()  # a channel variable written: its value is no longer its name's
-    return {("chan", c.id) for c in model.channels if c.owner_pid is None and c.capacity == 0}
+    return {chan_point(c.id) for c in model.channels if c.owner_pid is None and c.capacity == 0}
 
 
 def trivial_group(model: Model, types: TypeInfo, reasons: list[str]) -> Group:
@@ -201,7 +199,7 @@ def trivial_group(model: Model, types: TypeInfo, reasons: list[str]) -> Group:
     return Group(model, types, points, _identity(points), reasons=tuple(reasons))
 
 
-def _identity(points: tuple) -> PermutationGroup:
+def _identity(points: tuple[Point, ...]) -> PermutationGroup:
     return PermutationGroup([Permutation(list(range(max(len(points), 1))))])
 
 
@@ -297,7 +295,7 @@ def _explain_what_is_left_out(group: Group, checker: Checker, index: dict,
     for attempt, mapping in enumerate(structural.automorphism_generators()):
         if len(left_out) >= most or attempt >= 2 * most or time.monotonic() > deadline:
             return dataclasses.replace(group, left_out=tuple(left_out))
-        if all(point[0] == "val" for point, image in mapping.items() if point != image):
+        if all(point.kind == "val" for point, image in mapping.items() if point != image):
             continue  # values of a scalar domain alone: the diagram without the text ties every
             # value of a domain to every other, and what tells them apart is no process's doing
         perm = Permutation([index[mapping.get(p, p)] for p in points])
@@ -319,8 +317,8 @@ def _explain_what_is_left_out(group: Group, checker: Checker, index: dict,
             if len(left_out) >= most or time.monotonic() > deadline:
                 return dataclasses.replace(group, left_out=tuple(left_out))
             first = instances[0]
-            orbit = group.perm_group.orbit(index[("pid", first.pid)])
-            if index[("pid", other.pid)] in orbit or _moves((*group.rejected, *left_out), first.pid, other.pid):
+            orbit = group.perm_group.orbit(index[pid_point(first.pid)])
+            if index[pid_point(other.pid)] in orbit or _moves((*group.rejected, *left_out), first.pid, other.pid):
                 continue
             swap = _process_swap(model, first, other)
             if swap is None:
@@ -346,20 +344,20 @@ def _process_swap(model: Model, one, two) -> dict | None:
     from .scd import _static_channel
 
     by_name = {c.name: c for c in model.channels if c.owner_pid is None}
-    pairs = [(("pid", one.pid), ("pid", two.pid))]
+    pairs = [(pid_point(one.pid), pid_point(two.pid))]
     for a, b in zip(one.args, two.args):
         ca, cb = _static_channel(a, by_name), _static_channel(b, by_name)
         if (ca is None) != (cb is None):
             return None
         if ca is not None and cb is not None and ca.id != cb.id:
-            pairs.append((("chan", ca.id), ("chan", cb.id)))
+            pairs.append((chan_point(ca.id), chan_point(cb.id)))
     own_two = {c.name.split(".", 1)[1]: c for c in model.channels if c.owner_pid == two.pid}
     for chan in model.channels:
         if chan.owner_pid == one.pid:
             partner = own_two.get(chan.name.split(".", 1)[1])
             if partner is None:
                 return None
-            pairs.append((("chan", chan.id), ("chan", partner.id)))
+            pairs.append((chan_point(chan.id), chan_point(partner.id)))
     swap: dict = {}
     for a, b in pairs:
         if a in swap or b in swap:
@@ -372,7 +370,6 @@ def _unpermuted_lookalikes(model: Model, types) -> list[str]:
     """Processes that look interchangeable but that detection leaves alone, and why: copies of
     a proctype with their index written in as constants, and processes of one proctype given
     different data arguments by their run statements."""
-    from .inference import CHAN
     from .validity import normal
 
     notes = _copies_left_apart(model)
@@ -396,8 +393,8 @@ def _unpermuted_lookalikes(model: Model, types) -> list[str]:
     for name in model.proctypes:
         instances = model.processes_of(name)
         params = [v for v in model.locals.get(name, []) if v.is_param]
-        data = [i for i, v in enumerate(params) if types.kind(("local", name, v.name)) != CHAN
-                and ("local", name, v.name) not in types.id_parameters]  # (those move with the pids)
+        data = [i for i, v in enumerate(params) if types.kind(LocalSlot(name, v.name)) != CHAN
+                and LocalSlot(name, v.name) not in types.id_parameters]  # (those move with the pids)
         values = {tuple(normal(p.args[i]) for i in data if i < len(p.args)) for p in instances}
         if len(values) > 1:
             param = params[data[0]].name
@@ -437,8 +434,8 @@ def _without_constants(node, global_names: set[str]):
     return ast.replace(node, name="#") if isinstance(node, ast.VarRef) and node.name in global_names else node
 
 
-def _points(model: Model) -> tuple[tuple, ...]:
-    return (*(("pid", p.pid) for p in model.processes), *(("chan", c.id) for c in model.channels))
+def _points(model: Model) -> tuple[Point, ...]:
+    return (*(pid_point(p.pid) for p in model.processes), *(chan_point(c.id) for c in model.channels))
 
 
 def _unsupported(model: Model) -> list[str]:
@@ -472,23 +469,6 @@ def _receives_into_pid(model: Model) -> list[str]:
                        "pid): _pid is permuted like any pid, and pan must keep it in the states "
                        "it stores (-DNOCOMP)")
     return reasons
-
-
-def _slot_name(slot: tuple) -> str:
-    kind = slot[0]
-    if kind == "global":
-        return f"global '{slot[1]}'"
-    if kind == "local":
-        return f"local '{slot[2]}' of {slot[1]}"
-    if kind == "field":
-        return f"field '{slot[2]}' of typedef {slot[1]}"
-    if kind == "index":
-        return f"the index of {_slot_name(slot[1])}"
-    if kind == "bound":
-        return f"the counter '{slot[2]}' inside its loop"
-    if kind == "msg":
-        return f"field {slot[2] + 1} of the messages of {_slot_name(slot[1])}"
-    return str(slot)
 
 
 def group_from_generators(model: Model, generators_text: list[tuple[str, SourcePos]]) -> Group:
@@ -557,11 +537,11 @@ def declared_group(model: Model) -> Group:
         for name, image in (("a transposition", [1, 0, *lids[2:]]), ("a cycle", [*lids[1:], 0])):
             if sort.count == 2 and name == "a cycle":
                 continue  # the transposition
-            mapping: dict[tuple[str, int], tuple[str, int]] = {}
+            mapping: dict[Point, Point] = {}
             for lid, to in zip(lids, image):
-                mapping[("pid", sort.first_pid + lid)] = ("pid", sort.first_pid + to)
+                mapping[pid_point(sort.first_pid + lid)] = pid_point(sort.first_pid + to)
                 for ids in mailboxes:
-                    mapping[("chan", ids[lid])] = ("chan", ids[to])
+                    mapping[chan_point(ids[lid])] = chan_point(ids[to])
             perm = Permutation([index[mapping.get(p, p)] for p in points])
             rejection = checker.check(group.alpha(perm))
             if rejection is not None and rejection.limit:
@@ -623,4 +603,4 @@ def _taint_reason(taint: Taint) -> str:
     """Why a taint defeats the analysis, at the node that shows it (a slot that holds both
     kinds has no node)."""
     where = f"{taint.node.pos}: " if taint.node is not None and taint.node.pos else ""
-    return f"{where}{_slot_name(taint.slot)} holds process ids but {taint.why}"
+    return f"{where}{slot_name(taint.slot)} holds process ids but {taint.why}"

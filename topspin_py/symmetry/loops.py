@@ -9,7 +9,7 @@ their order, and no state is stored while the counter names an id.  So inside it
 counter is a pid like any other (a *bound* pid: ``flag[i]``, ``i != _pid``), renamed by a
 permutation that maps the walked range onto itself, while outside the body the counter only
 ever holds its first and last values, which are data.  The type inference (inference/) gives the
-references to the counter inside the body a slot of their own (``("bound", ...)``), the validity
+references to the counter inside the body a slot of their own (``CounterSlot(...)``), the validity
 check (validity/) that a permutation maps the range onto itself (Checker.check_state_shape).
 
 The proof of order independence is deliberately simple: the body may only test conditions,
@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from ..promela import ast
 from ..promela.constants import constant_value
 from ..promela.model import INIT, Model
+from .kinds import CounterSlot
 
 _COMBINING = {"+", "-", "*", "&&", "||", "&", "|", "^"}
 # The operators that can be mixed on one accumulator: + and - (and ++, --) are all additions.
@@ -45,7 +46,7 @@ class Loop:
     owner: str | None
     lo: int
     hi: int  # inclusive
-    slot: tuple  # the slot of the counter's references inside the body
+    slot: CounterSlot  # the slot of the counter's references inside the body
     pos: object = None
 
 
@@ -56,7 +57,7 @@ class LoopAnalysis:
     their counter's guard and increment (or of the for statement)."""
 
     loops: list[Loop] = field(default_factory=list)
-    bound: dict[int, tuple] = field(default_factory=dict)
+    bound: dict[int, CounterSlot] = field(default_factory=dict)
     refused: dict[int, str] = field(default_factory=dict)
 
 
@@ -163,7 +164,7 @@ def _consider_do(node: ast.Do, before: list, owner, protected: bool, model: Mode
 
 
 def _accept(node, name: str, owner, lo: int, hi: int, body: list, result: LoopAnalysis) -> None:
-    slot = ("bound", owner, name, id(node))
+    slot = CounterSlot(owner, name, id(node))
     for step in body:
         for ref in step.walk():
             if isinstance(ref, ast.VarRef) and ref.name == name and ref.index is None and ref.field is None:

@@ -29,7 +29,8 @@ import pynauty
 from ..promela import ast
 from ..promela.model import Model
 from ..promela.printer import print_expr
-from .inference import CHAN, PID, TypeInfo
+from .inference import TypeInfo
+from .kinds import CHAN, PID, GlobalSlot, LocalSlot, Point, chan_point, pid_point, value_point
 from .validity import Checker
 from .validity.facts import parameter_labels
 
@@ -38,11 +39,11 @@ from .validity.facts import parameter_labels
 class Diagram:
     """The coloured graph, and which vertex stands for which pid or channel."""
 
-    points: list[tuple[str, int]]  # vertex i (i < len(points)) is ("pid", p) or ("chan", id)
+    points: list[Point]  # vertex i (i < len(points)) is a point (symmetry/kinds.py)
     edges: list[tuple[int, int, str]]  # between any vertices, points first
     colours: list[tuple]  # one per vertex: the points, then the regions
 
-    def automorphism_generators(self) -> list[dict[tuple[str, int], tuple[str, int]]]:
+    def automorphism_generators(self) -> list[dict[Point, Point]]:
         """Generators of the diagram's automorphism group, restricted to pids and channels."""
         # Each labelled edge a -> b becomes a path through vertices coloured by its label: one
         # vertex when a and b have different colours, coloured by the label and both colours
@@ -121,7 +122,7 @@ def build_diagram(model: Model, types: TypeInfo, checker: Checker, regions: bool
     edges: set[tuple[int, int, str]] = set()
 
     # The channels each proctype's text sends to and receives from, read once per proctype.
-    uses: dict[str, set[tuple[str, int]]] = {}
+    uses: dict[str, set[tuple[str, int]]] = {}  # (direction, channel id)
     for proc in model.processes:
         if proc.proctype in uses:
             continue
@@ -138,18 +139,18 @@ def build_diagram(model: Model, types: TypeInfo, checker: Checker, regions: bool
                     found.add(("recv" if isinstance(node, (ast.Receive, ast.Poll)) else "send", chan.id))
 
     for proc in model.processes:
-        me = index[("pid", proc.pid)]
+        me = index[pid_point(proc.pid)]
         params = [v for v in model.locals.get(proc.proctype, []) if v.is_param]
         labels = parameter_labels(model, proc.proctype, checker.constant_params)
         for param, arg in zip(params, proc.args):
             chan = _static_channel(arg, channel_by_name)
             if chan is not None:
-                edges.add((me, index[("chan", chan.id)], labels[param.name]))
+                edges.add((me, index[chan_point(chan.id)], labels[param.name]))
         for chan in model.channels:
             if chan.owner_pid == proc.pid:
-                edges.add((me, index[("chan", chan.id)], "own:" + chan.name.split(".", 1)[1]))
+                edges.add((me, index[chan_point(chan.id)], "own:" + chan.name.split(".", 1)[1]))
         for direction, chan_id in uses[proc.proctype]:
-            there = index[("chan", chan_id)]
+            there = index[chan_point(chan_id)]
             edges.add((there, me, direction) if direction == "recv" else (me, there, direction))
 
     # A channel array indexed by pid (`link[_pid]`, with an offset K `link[_pid - K]`): element
@@ -157,13 +158,13 @@ def build_diagram(model: Model, types: TypeInfo, checker: Checker, regions: bool
     pids = {p.pid for p in model.processes}
     for var in model.globals:
         if not isinstance(var.init, ast.ChanInit) or var.size is None \
-                or types.index_kind(("global", var.name)) != PID:
+                or types.index_kind(GlobalSlot(var.name)) != PID:
             continue
-        offset = types.index_offset(("global", var.name))
+        offset = types.index_offset(GlobalSlot(var.name))
         for name, chan in channel_by_name.items():
             if name.startswith(var.name + "[") and int(name[len(var.name) + 1:-1]) + offset in pids:
                 owner = int(name[len(var.name) + 1:-1]) + offset
-                edges.add((index[("pid", owner)], index[("chan", chan.id)], "indexed:" + var.name))
+                edges.add((index[pid_point(owner)], index[chan_point(chan.id)], "indexed:" + var.name))
 
     colours: list[tuple] = []
     fixed = checker.fixed_points() if regions else set()
@@ -174,18 +175,18 @@ def build_diagram(model: Model, types: TypeInfo, checker: Checker, regions: bool
             colours.append(("fixed", kind, value))  # no valid permutation moves it
             continue
         if kind == "val":
-            colours.append(("val", value[0]))
+            colours.append(("val", point.domain_value[0]))
             continue
         if kind == "pid":
-            proc = model.processes[value]
+            proc = model.processes[point.pid]
             params = [v for v in model.locals.get(proc.proctype, []) if v.is_param]
             # (a parameter that holds the process's own pid - K tells no process apart)
             data_args = tuple(print_expr(a) for a, p in zip(proc.args, params)
-                              if types.kind(("local", proc.proctype, p.name)) != CHAN
-                              and ("local", proc.proctype, p.name) not in types.id_parameters)
+                              if types.kind(LocalSlot(proc.proctype, p.name)) != CHAN
+                              and LocalSlot(proc.proctype, p.name) not in types.id_parameters)
             base = ("pid", proc.proctype, data_args)
         else:
-            chan = next(c for c in model.channels if c.id == value)
+            chan = next(c for c in model.channels if c.id == point.chan)
             base = ("chan", chan.capacity, tuple(str(f) for f in chan.fields))
         colours.append(base)
     for shape, incidences in (checker.occurrence_regions() if regions else []):
@@ -201,20 +202,20 @@ def build_diagram(model: Model, types: TypeInfo, checker: Checker, regions: bool
         values: dict = {}
         for p, (what, target) in rows:
             if what == "pid":
-                edges.add((index[("pid", p)], index[("pid", target)], label))
+                edges.add((index[pid_point(p)], index[pid_point(target)], label))
             else:
                 if target not in values:
                     values[target] = len(colours)
                     colours.append(("fn-value", number, repr(target)))
-                edges.add((index[("pid", p)], values[target], label))
+                edges.add((index[pid_point(p)], values[target], label))
     return Diagram(points, sorted(edges), colours)
 
 
-def diagram_points(model: Model, types: TypeInfo) -> list[tuple]:
-    """The points a permutation moves: ("pid", p), ("chan", id) and ("val", (domain, v)) for
-    each value v of each scalar domain, in that order."""
-    return ([("pid", p.pid) for p in model.processes] + [("chan", c.id) for c in model.channels]
-            + [("val", (name, v)) for name, domain in sorted(types.domains.items()) for v in domain.values])
+def diagram_points(model: Model, types: TypeInfo) -> list[Point]:
+    """The points a permutation moves: the pids, the static channels' ids and each value of
+    each scalar domain, in that order."""
+    return ([pid_point(p.pid) for p in model.processes] + [chan_point(c.id) for c in model.channels]
+            + [value_point(name, v) for name, domain in sorted(types.domains.items()) for v in domain.values])
 
 
 def _static_channel(ref, channel_by_name, owner=None, checker=None):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..errors import SourcePos, UsageError
 from ..promela.model import Model
+from .kinds import Point, chan_point, pid_point
 
 _CYCLE = re.compile(r"\(([^()]*)\)")
 
@@ -31,14 +32,14 @@ def read_group_file(path: str | Path) -> list[tuple[str, SourcePos]]:
     return result
 
 
-def parse_generator(text: str, model: Model, pos: SourcePos | None) -> dict:
-    """A generator as a mapping of points ("pid", p) / ("chan", id) to their images."""
+def parse_generator(text: str, model: Model, pos: SourcePos | None) -> dict[Point, Point]:
+    """A generator as a mapping of points (pids and channels) to their images."""
     if _CYCLE.sub("", text).strip():
         raise UsageError(f"'{text}' is not in disjoint-cycle notation", pos,
                          hint="write cycles such as (1 2)(link1 link2)")
     channels = {c.name: c.id for c in model.channels}
     pids = {p.pid for p in model.processes}
-    mapping: dict = {}
+    mapping: dict[Point, Point] = {}
     for cycle in _CYCLE.findall(text):
         points = [_point(token, pids, channels, pos) for token in cycle.replace(",", " ").split()]
         if len(set(points)) != len(points):
@@ -46,19 +47,19 @@ def parse_generator(text: str, model: Model, pos: SourcePos | None) -> dict:
         for a, b in zip(points, points[1:] + points[:1]):
             if a in mapping:
                 raise UsageError(f"the cycles of '{text}' are not disjoint", pos)
-            if a[0] != b[0]:
+            if a.kind != b.kind:
                 raise UsageError(f"cycle ({cycle}) mixes processes and channels", pos)
             mapping[a] = b
     return mapping
 
 
-def _point(token: str, pids: set[int], channels: dict[str, int], pos):
+def _point(token: str, pids: set[int], channels: dict[str, int], pos) -> Point:
     name = token.split(":", 1)[1] if re.fullmatch(r"\w+:\d+", token) else token
     if name.isdigit():
         if int(name) not in pids:
             raise UsageError(f"there is no process with pid {name}", pos)
-        return ("pid", int(name))
+        return pid_point(int(name))
     if token in channels:
-        return ("chan", channels[token])
+        return chan_point(channels[token])
     raise UsageError(f"'{token}' is neither a pid nor a static channel of the model", pos,
                      hint="`topspin-py detect MODEL` lists the processes and channels")

@@ -52,8 +52,9 @@ both say what it means.
 
 The modules:
 
-* kinds.py: the kinds (PID, CHAN, DATA, ``scalar:NAME``), the builtins whose argument is a pid,
-  and TypeInfo, the result (classes, kinds, offsets, taints, scalar domains);
+* typeinfo.py: TypeInfo, the result (classes of slots, their kinds, offsets, taints, scalar
+  domains), and the builtins whose argument is a pid; the kinds and slots themselves are the
+  symmetry stage's vocabulary, symmetry/kinds.py;
 * slots.py: SlotResolver (which slot a reference denotes) and what a model's statements write;
 * pid_values.py: expressions of ``_pid`` and constants, the locals that copy one for ever
   (pid_copies) and the parameters that act as ids (id_parameters);
@@ -61,10 +62,10 @@ The modules:
 * domains.py: the scalar domains, found or declared.
 """
 
-from .kinds import CHAN, DATA, LAST_SLOT, PID, PID_BUILTINS, Taint, TypeInfo, domain_of
 from .pid_values import pid_offset
 from .slots import SlotResolver, slot_variable, written_targets, written_variables
+from .typeinfo import PID_BUILTINS, Domain, Taint, TypeInfo
 from .unify import infer_types
 
-__all__ = ["CHAN", "DATA", "LAST_SLOT", "PID", "PID_BUILTINS", "SlotResolver", "Taint", "TypeInfo", "domain_of",
-           "infer_types", "pid_offset", "slot_variable", "written_targets", "written_variables"]
+__all__ = ["PID_BUILTINS", "Domain", "SlotResolver", "Taint", "TypeInfo", "infer_types", "pid_offset", "slot_variable",
+           "written_targets", "written_variables"]

@@ -9,8 +9,9 @@ from ...errors import ModelError
 from ...promela import ast
 from ...promela.model import Model
 from ...promela.printer import print_expr
-from .kinds import PID, Domain, Slot, TypeInfo, scalar_kind
+from ..kinds import PID, FieldSlot, GlobalSlot, IndexSlot, LocalSlot, MessageSlot, Slot, scalar_kind
 from .slots import slot_variable
+from .typeinfo import Domain, TypeInfo
 
 # The types of the variables of a scalar domain.
 _DOMAIN_TYPES = frozenset({"byte", "short", "int", "mtype"})
@@ -68,10 +69,10 @@ class ScalarDomains:
                     if ftype.name == "mtype" and ftype.subtype == subtype:
                         yield self.field_slot(slot, i)
         for var in self.model.globals:
-            yield from of(var, ("global", var.name))
+            yield from of(var, GlobalSlot(var.name))
         for owner, vars_ in self.model.locals.items():
             for var in vars_:
-                yield from of(var, ("local", owner, var.name))
+                yield from of(var, LocalSlot(owner, var.name))
         for typedef in self.model.typedefs.values():
             for decl in typedef.fields:
                 if decl.type.name == "mtype" and decl.type.subtype == subtype:
@@ -143,14 +144,14 @@ class ScalarDomains:
     def not_a_domain_slot(self, slots) -> tuple[ast.Node | None, str] | None:
         """Why a class with these slots cannot be a scalar domain, for its slots alone."""
         for slot in slots:
-            if slot[0] in ("index", "field"):
+            if isinstance(slot, (IndexSlot, FieldSlot)):
                 return None, "indexes an array or is a field of a typedef"
-            if slot[0] in ("global", "local"):
+            if isinstance(slot, (GlobalSlot, LocalSlot)):
                 var = slot_variable(self.model, slot)
                 if var is None or var.size is not None or var.type.name not in _DOMAIN_TYPES:
                     return None, "is not a scalar variable of an integer type"
                 if var.visibility == "hidden":
                     return None, "is hidden (kept out of the state vector, where nothing renames it)"
-            elif slot[0] != "msg":
+            elif not isinstance(slot, MessageSlot):
                 return None, "is not a variable or a message field"
         return None

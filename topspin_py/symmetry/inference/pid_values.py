@@ -9,7 +9,7 @@ from typing import Collection
 from ...promela import ast
 from ...promela.constants import constant_value
 from ...promela.model import Model
-from .kinds import Slot
+from ..kinds import LocalSlot, Slot
 from .slots import written_names, written_variables
 
 
@@ -34,7 +34,7 @@ def id_parameters(model: Model) -> dict[Slot, tuple[int, ast.Node]]:
                 continue
             shifts = {p.pid - v for p, v in zip(instances, values) if v is not None}
             if len(shifts) == 1:
-                found[("local", name, param.name)] = (shifts.pop(), instances[0].args[j])
+                found[LocalSlot(name, param.name)] = (shifts.pop(), instances[0].args[j])
     return found
 
 

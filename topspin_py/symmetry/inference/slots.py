@@ -7,7 +7,7 @@ from typing import Iterable
 
 from ...promela import ast
 from ...promela.model import INIT, Model, Variable
-from .kinds import LAST_SLOT, SELF_PID, Slot
+from ..kinds import LAST_SLOT, SELF_PID, FieldSlot, GlobalSlot, LocalSlot, Slot
 
 
 class SlotResolver:
@@ -21,11 +21,11 @@ class SlotResolver:
         self.globals = {v.name: v for v in model.globals}
         self.locals = {owner: {v.name: v for v in vars_} for owner, vars_ in model.locals.items()}
 
-    def variable(self, name: str, owner: str | None):
+    def variable(self, name: str, owner: str | None) -> tuple[Variable, Slot] | tuple[None, None]:
         if owner is not None and name in self.locals.get(owner, {}):
-            return self.locals[owner][name], ("local", owner, name)
+            return self.locals[owner][name], LocalSlot(owner, name)
         if name in self.globals:
-            return self.globals[name], ("global", name)
+            return self.globals[name], GlobalSlot(name)
         return None, None
 
     def slot(self, ref, owner: str | None) -> Slot | None:
@@ -55,12 +55,12 @@ class SlotResolver:
         return slot if var is not None else None
 
     def field_path(self, var, ref: ast.VarRef) -> Iterable[tuple[ast.VarRef, Slot]]:
-        """Each field reference below ``ref`` with the slot it denotes (``("field", typedef,
-        name)``), outermost first."""
+        """Each field reference below ``ref`` with the slot it denotes (a FieldSlot), outermost
+        first."""
         typename = var.type.name
         inner = ref.field
         while inner is not None:
-            slot = ("field", typename, inner.name)
+            slot = FieldSlot(typename, inner.name)
             yield inner, slot
             typedef = self.model.typedefs.get(typename)
             if typedef is not None:
@@ -75,12 +75,12 @@ def written_names(body: ast.Sequence) -> set[str]:
     return {target.name for target in ast.writes_in(body) if isinstance(target, ast.VarRef)}
 
 
-def slot_variable(model: Model, slot) -> Variable | None:
+def slot_variable(model: Model, slot: Slot) -> Variable | None:
     """The Variable a global or local slot is, else None (a message field, an array element)."""
-    if slot[0] == "global":
-        return model.global_named(slot[1])
-    if slot[0] == "local":
-        return model.local_named(slot[1], slot[2])
+    if isinstance(slot, GlobalSlot):
+        return model.global_named(slot.name)
+    if isinstance(slot, LocalSlot):
+        return model.local_named(slot.owner, slot.name)
     return None
 
 

@@ -9,11 +9,12 @@ from typing import assert_never
 from ...promela import ast
 from ...promela.constants import constant_value
 from ...promela.model import INIT, Model
+from ..kinds import CHAN, LAST_SLOT, PID, SELF_PID, FieldSlot, GlobalSlot, IndexSlot, Kind, LocalSlot, MessageSlot, Slot
 from ..loops import find_loops
 from .domains import ScalarDomains
-from .kinds import CHAN, LAST_SLOT, PID, PID_BUILTINS, SELF_PID, Slot, Taint, TypeInfo
 from .pid_values import id_parameters, is_pid_constant, pid_copies, pid_offset, uses_pid
 from .slots import SlotResolver
+from .typeinfo import PID_BUILTINS, Taint, TypeInfo
 
 _ARITH = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", "<=", ">", ">="}
 _ORDER = {"<", "<=", ">", ">="}
@@ -88,31 +89,31 @@ class _Inference(ScalarDomains):
         if ra != rb:
             self.parent[ra] = rb
 
-    def declare(self, slot, kind: str) -> None:
+    def declare(self, slot: Slot, kind: Kind) -> None:
         self.declared.setdefault(slot, set()).add(kind)
 
-    def field_slot(self, chan_slot, index: int):
-        return ("msg", chan_slot, index)
+    def field_slot(self, chan_slot: Slot, index: int) -> MessageSlot:
+        return MessageSlot(chan_slot, index)
 
     # ------------------------------------------------------------------ the walk
     def run(self) -> TypeInfo:
         self.declare(LAST_SLOT, PID)
         for var in self.model.globals:
-            self.declare_var(var, ("global", var.name))
+            self.declare_var(var, GlobalSlot(var.name))
         for owner, vars_ in self.model.locals.items():
             for var in vars_:
-                self.declare_var(var, ("local", owner, var.name))
+                self.declare_var(var, LocalSlot(owner, var.name))
         for typedef in self.model.typedefs.values():
             for decl in typedef.fields:
                 for var in decl.vars:
                     kind = {"pid": PID, "chan": CHAN}.get(decl.type.name)
                     if kind:
-                        self.declare(("field", typedef.name, var.name), kind)
+                        self.declare(FieldSlot(typedef.name, var.name), kind)
         for proc in self.model.processes:
             if proc.origin == "run":
                 params = [v for v in self.model.locals.get(proc.proctype, []) if v.is_param]
                 for param, arg in zip(params, proc.args):
-                    self.flow(("local", proc.proctype, param.name), arg, INIT)  # (init's runs)
+                    self.flow(LocalSlot(proc.proctype, param.name), arg, INIT)  # (init's runs)
         for slot, (offset, node) in self.id_params.items():
             if offset == 0:
                 self.pid_sources.add(slot)
@@ -228,10 +229,10 @@ class _Inference(ScalarDomains):
                 for decl in unit.fields:
                     for var in decl.vars:
                         if var.init is not None and not isinstance(var.init, ast.ChanInit):
-                            self.flow(("field", unit.name, var.name), var.init, None)
+                            self.flow(FieldSlot(unit.name, var.name), var.init, None)
                             self.expr(var.init, None)
                         elif isinstance(var.init, ast.ChanInit):
-                            slot = ("field", unit.name, var.name)
+                            slot = FieldSlot(unit.name, var.name)
                             self.declare(slot, CHAN)
                             self.channel_declaration(slot, var.init)
             case ast.MtypeDecl() | ast.Inline() | ast.CCode() | ast.CState():
@@ -312,7 +313,7 @@ class _Inference(ScalarDomains):
                 var = self.resolve.slot(node.var, owner)
                 array = self.resolve.array_slot(node.array, owner) if isinstance(node.array, ast.VarRef) else None
                 if array is not None:
-                    self.union(("index", array), var)
+                    self.union(IndexSlot(array), var)
                 self.arith.append((var, node, "is a loop counter"))
                 self.expr(node.var, owner)
                 self.expr(node.array, owner)
@@ -395,7 +396,7 @@ class _Inference(ScalarDomains):
                     # (a numbered run's arguments flowed instance by instance, with the values
                     # of init's loop counters put in: `run P(i)` does not tie P's parameter to i)
                     for param, arg in zip(params, e.args):
-                        self.flow(("local", e.proctype, param.name), arg, owner)
+                        self.flow(LocalSlot(e.proctype, param.name), arg, owner)
                 for arg in e.args:
                     self.expr(arg, owner)
                 if e.priority is not None:
@@ -439,11 +440,11 @@ class _Inference(ScalarDomains):
     def index(self, array_slot, index, owner) -> None:
         if array_slot is not None:
             index_slot = self.value_slot(index, owner)
-            self.union(("index", array_slot), index_slot)
+            self.union(IndexSlot(array_slot), index_slot)
             copies = self.copy_names(owner)
-            if index_slot is None and not self.shifted(("index", array_slot), index, owner) \
+            if index_slot is None and not self.shifted(IndexSlot(array_slot), index, owner) \
                     and uses_pid(index, copies) and is_pid_constant(index, copies):
-                self.computed_sources.add(("index", array_slot))
+                self.computed_sources.add(IndexSlot(array_slot))
         self.expr(index, owner)
 
     def is_shift(self, expr, owner: str | None = None) -> bool:
@@ -468,7 +469,7 @@ class _Inference(ScalarDomains):
     def arith_operands(self, expr, owner) -> None:
         # Arithmetic on _pid, or on a local that holds an expression of _pid for ever (`1 - i`
         # with `pid i = _pid`), is evaluated per process by the validity check: no taint.
-        exempt = {SELF_PID} | {("local", owner, name) for name in self.copy_names(owner)}
+        exempt = {SELF_PID} | {LocalSlot(owner, name) for name in self.copy_names(owner)}
         if isinstance(expr, ast.BinOp) and expr.op in _ARITH:
             for side, other in ((expr.left, expr.right), (expr.right, expr.left)):
                 slot = self.value_slot(side, owner)

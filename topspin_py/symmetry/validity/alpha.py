@@ -9,41 +9,36 @@ from functools import cached_property
 
 from ...errors import SourcePos
 from ...promela import ast
-from ..inference import CHAN, DATA, PID, domain_of
+from ..kinds import (
+    CHAN,
+    DATA,
+    OUTPUT,
+    PID,
+    TRUTH,
+    Kind,
+    Point,
+    chan_point,
+    domain_of,
+    offset_of,
+    pid_point,
+    value_point,
+)
 
-# The contexts besides the kinds (PID, CHAN, DATA, pid-K, scalar:NAME): a condition, an output.
-TRUTH, OUTPUT = "truth", "output"
 _CONTEXT_NAMES = {PID: "a pid", CHAN: "a channel id", DATA: "data", TRUTH: "a condition", OUTPUT: "output"}
 _KIND_NAMES = {PID: "holds a pid", CHAN: "holds a channel id", DATA: "holds data"}
 
 
-def shifted(offset: int) -> str:
-    """The kind (and context) of pids with offset K, whose value v denotes pid v + K: PID for
-    K = 0, else ``pid-K`` (``pid+K`` for a negative K)."""
-    return PID if offset == 0 else f"{PID}{-offset:+d}"
-
-
-def offset_of(kind) -> int | None:
-    """K for a kind made by :func:`shifted`, None for a kind that holds no pids."""
-    if kind == PID:
-        return 0
-    if isinstance(kind, str) and kind.startswith(PID) and kind[len(PID):len(PID) + 1] in ("+", "-") \
-            and kind[len(PID) + 1:].isdigit():
-        return -int(kind[len(PID):])
-    return None
-
-
-def kind_name(kind) -> str:
+def kind_name(kind: Kind) -> str:
     """What a value of ``kind`` is, in a rejection: "holds a pid", "holds data" ..."""
     offset = offset_of(kind)
     if offset:
         return f"holds a pid with offset {offset}"
     if (domain := domain_of(kind)) is not None:
         return f"holds a value of '{domain}'"
-    return _KIND_NAMES.get(kind, kind)
+    return _KIND_NAMES.get(kind, str(kind))
 
 
-def context_name(context) -> str:
+def context_name(context: Kind) -> str:
     """What is meant where a value is read in ``context``, in a rejection: "a pid", "data" ..."""
     offset = offset_of(context)
     if offset:
@@ -140,7 +135,7 @@ class Token:
 
     __slots__ = ("point",)
 
-    def __init__(self, point: tuple) -> None:
+    def __init__(self, point: Point) -> None:
         self.point = point
 
     def __repr__(self) -> str:
@@ -158,13 +153,13 @@ class Tokenizer:
         self.pid_expressions: list[tuple[ast.Expr, str, str]] = []
 
     def pid(self, p: int) -> Token:
-        return Token(("pid", p))
+        return Token(pid_point(p))
 
     def chan(self, c: int) -> Token:
-        return Token(("chan", c))
+        return Token(chan_point(c))
 
     def value(self, domain: str, v: int) -> Token:
-        return Token(("val", (domain, v)))
+        return Token(value_point(domain, v))
 
     def is_identity(self) -> bool:
         return False

@@ -12,8 +12,9 @@ from ...promela import ast
 from ...promela.constants import constant_value
 from ...promela.model import INIT, Model, Variable
 from ...promela.termination import can_terminate
-from ..inference import CHAN, DATA, PID, SlotResolver, TypeInfo, written_targets, written_variables
-from .alpha import Alpha, shifted
+from ..inference import SlotResolver, TypeInfo, written_targets, written_variables
+from ..kinds import CHAN, DATA, PID, FieldSlot, GlobalSlot, Kind, LocalSlot, MessageSlot, Slot, shifted
+from .alpha import Alpha
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class ValuePlace:
     short ``short``, ``unsigned x : 3`` a bit-field of 3 bits)."""
 
     name: str
-    kind: str
+    kind: Kind
     largest: int
     pos: SourcePos | None
     offset: int = 0  # a pid p is held as p - offset
@@ -78,15 +79,15 @@ class ModelFacts:
         # each read like that expression; and their values per pid.
         self.copy_refs = self._copy_references()
         self.copy_values: dict[tuple[str, int], dict[str, int]] = {}
-        self.expression_kinds: dict[tuple[int, str | None], tuple[object, str | None]] = {}
+        self.expression_kinds: dict[tuple[int, str | None], tuple[object, Kind | None]] = {}
         self.terminating = {name for name, p in model.proctypes.items() if can_terminate(p.body)}
         if model.init is not None and can_terminate(model.init.body):
             self.terminating.add(INIT)
         # Locals that hold pids, directly or in a typedef's field (SPIN resets dead locals).
         self.pid_locals = [
             (v, offset) for owner, vars_ in model.locals.items() for v in vars_
-            for offset in sorted(({types.offset(("local", owner, v.name))}
-                                  if types.kind(("local", owner, v.name)) == PID else set())
+            for offset in sorted(({types.offset(LocalSlot(owner, v.name))}
+                                  if types.kind(LocalSlot(owner, v.name)) == PID else set())
                                  | self._typedef_offsets(v.type.name, set()))
         ]
         self.zero_locals = self._domain_zero_locals()
@@ -139,9 +140,9 @@ class ModelFacts:
             if 0 not in domain.values:
                 continue
             for slot in domain.slots:
-                if slot[0] != "local":
+                if not isinstance(slot, LocalSlot):
                     continue
-                var = self.model.local_named(slot[1], slot[2])
+                var = self.model.local_named(slot.owner, slot.name)
                 if var is None:
                     continue
                 if var.init is None and not var.is_param:
@@ -153,18 +154,18 @@ class ModelFacts:
     def _pid_indexed_arrays(self) -> list[PidIndexedArray]:
         found = []
         for var in self.model.globals:
-            if var.size is not None and self.types.index_kind(("global", var.name)) == PID:
+            if var.size is not None and self.types.index_kind(GlobalSlot(var.name)) == PID:
                 found.append(PidIndexedArray(var.name, var.size, False, var.pos,
-                                             self.types.index_offset(("global", var.name))))
+                                             self.types.index_offset(GlobalSlot(var.name))))
         for owner, vars_ in self.model.locals.items():
             for var in vars_:
-                if var.size is not None and self.types.index_kind(("local", owner, var.name)) == PID:
+                if var.size is not None and self.types.index_kind(LocalSlot(owner, var.name)) == PID:
                     found.append(PidIndexedArray(f"{var.name} of {owner}", var.size, False, var.pos,
-                                                 self.types.index_offset(("local", owner, var.name))))
+                                                 self.types.index_offset(LocalSlot(owner, var.name))))
         for typedef in self.model.typedefs.values():
             for decl in typedef.fields:
                 for var in decl.vars:
-                    if var.size is not None and self.types.index_kind(("field", typedef.name, var.name)) == PID:
+                    if var.size is not None and self.types.index_kind(FieldSlot(typedef.name, var.name)) == PID:
                         size = constant_value(var.size, self.mtypes) or 0
                         found.append(PidIndexedArray(f"{typedef.name}.{var.name}", size, True, var.pos))
         return found
@@ -172,16 +173,16 @@ class ModelFacts:
     def _chan_indexed_arrays(self) -> list[tuple[str, SourcePos | None]]:
         found = []
         for var in self.model.globals:
-            if var.size is not None and self.types.index_kind(("global", var.name)) == CHAN:
+            if var.size is not None and self.types.index_kind(GlobalSlot(var.name)) == CHAN:
                 found.append((var.name, var.pos))
         for owner, vars_ in self.model.locals.items():
             for var in vars_:
-                if var.size is not None and self.types.index_kind(("local", owner, var.name)) == CHAN:
+                if var.size is not None and self.types.index_kind(LocalSlot(owner, var.name)) == CHAN:
                     found.append((f"{var.name} of {owner}", var.pos))
         for typedef in self.model.typedefs.values():
             for decl in typedef.fields:
                 for var in decl.vars:
-                    if var.size is not None and self.types.index_kind(("field", typedef.name, var.name)) == CHAN:
+                    if var.size is not None and self.types.index_kind(FieldSlot(typedef.name, var.name)) == CHAN:
                         found.append((f"{typedef.name}.{var.name}", var.pos))
         return found
 
@@ -191,32 +192,32 @@ class ModelFacts:
         stored (templates/_apply.c.j2: ts_pid, ts_lid, ts_chan)."""
         places = []
 
-        def add(name: str, slot: tuple, typename: str, bits: int | None, pos) -> None:
+        def add(name: str, slot: Slot, typename: str, bits: int | None, pos) -> None:
             kind = self.types.kind(slot)
             if kind in (PID, CHAN):
                 smallest, largest = _value_range(typename, bits)
                 ctype = f"unsigned : {bits}" if typename == "unsigned" and bits is not None else typename
                 places.append(ValuePlace(name, kind, largest, pos, self.types.offset(slot), smallest, ctype))
 
-        def add_channel(slot: tuple, init: ast.ChanInit, name: str, pos) -> None:
+        def add_channel(slot: Slot, init: ast.ChanInit, name: str, pos) -> None:
             for i, ftype in enumerate(init.fields):
                 if ftype.name not in self.model.typedefs:
-                    add(f"field {i + 1} of the messages of {name}", ("msg", slot, i), ftype.name, None, pos)
+                    add(f"field {i + 1} of the messages of {name}", MessageSlot(slot, i), ftype.name, None, pos)
 
         for var in self.model.globals:
-            add(var.name, ("global", var.name), var.type.name, var.bits, var.pos)
+            add(var.name, GlobalSlot(var.name), var.type.name, var.bits, var.pos)
             if isinstance(var.init, ast.ChanInit):
-                add_channel(("global", var.name), var.init, var.name, var.pos)
+                add_channel(GlobalSlot(var.name), var.init, var.name, var.pos)
         for owner, vars_ in self.model.locals.items():
             for var in vars_:
-                add(f"{var.name} of {owner}", ("local", owner, var.name), var.type.name, var.bits, var.pos)
+                add(f"{var.name} of {owner}", LocalSlot(owner, var.name), var.type.name, var.bits, var.pos)
                 if isinstance(var.init, ast.ChanInit):
-                    add_channel(("local", owner, var.name), var.init, var.name, var.pos)
+                    add_channel(LocalSlot(owner, var.name), var.init, var.name, var.pos)
         for typedef in self.model.typedefs.values():
             for decl in typedef.fields:
                 for var in decl.vars:
                     bits = constant_value(var.bits, self.mtypes) if var.bits is not None else None
-                    add(f"{typedef.name}.{var.name}", ("field", typedef.name, var.name), decl.type.name, bits, var.pos)
+                    add(f"{typedef.name}.{var.name}", FieldSlot(typedef.name, var.name), decl.type.name, bits, var.pos)
         return places
 
     def _unwritten_globals(self) -> dict[str, int]:
@@ -230,14 +231,14 @@ class ModelFacts:
             if var.size is not None or var.name in written or var.name in local_names \
                     or var.type.name not in _TYPE_MAX and var.type.name != "unsigned" \
                     or var.type.name in ("pid", "chan") \
-                    or self.types.kind(("global", var.name)) != DATA:
+                    or self.types.kind(GlobalSlot(var.name)) != DATA:
                 continue
             value = 0 if var.init is None else constant_value(var.init, self.mtypes)
             if value is not None and 0 <= value <= _largest_value(var.type.name, var.bits):
                 found[var.name] = value
         return found
 
-    def _structured_messages(self) -> list[tuple[str, str, SourcePos | None]]:
+    def _structured_messages(self) -> list[tuple[str, Kind, SourcePos | None]]:
         """Channels whose messages have a typedef field holding pids or channel ids: the
         canonicaliser renames plain message fields only, so those values would stay as they
         are.  (name, kind, where) for each."""
@@ -248,20 +249,20 @@ class ModelFacts:
         for var, init in declarations:
             for ftype in init.fields:
                 kinds = self._typedef_kinds(ftype.name, set())
-                for kind in sorted(kinds):
+                for kind in sorted(kinds, key=str):
                     found.append((var.name, kind, var.pos))
         return found
 
-    def _typedef_kinds(self, name: str, seen: set[str]) -> set[str]:
+    def _typedef_kinds(self, name: str, seen: set[str]) -> set[Kind]:
         """The kinds (PID, CHAN) held anywhere inside typedef ``name`` (empty for a basic type)."""
         typedef = self.model.typedefs.get(name)
         if typedef is None or name in seen:
             return set()
         seen.add(name)
-        kinds = set()
+        kinds: set[Kind] = set()
         for decl in typedef.fields:
             for var in decl.vars:
-                kind = self.types.kind(("field", name, var.name))
+                kind = self.types.kind(FieldSlot(name, var.name))
                 if kind in (PID, CHAN):
                     kinds.add(kind)
             kinds |= self._typedef_kinds(decl.type.name, seen)
@@ -276,17 +277,17 @@ class ModelFacts:
         offsets = set()
         for decl in typedef.fields:
             for var in decl.vars:
-                if self.types.kind(("field", name, var.name)) == PID:
-                    offsets.add(self.types.offset(("field", name, var.name)))
+                if self.types.kind(FieldSlot(name, var.name)) == PID:
+                    offsets.add(self.types.offset(FieldSlot(name, var.name)))
             offsets |= self._typedef_offsets(decl.type.name, seen)
         return offsets
 
-    def slot_kind(self, slot) -> str:
+    def slot_kind(self, slot: Slot | None) -> Kind:
         """The kind of ``slot`` as a context: pids with an offset are ``shifted(K)``."""
         kind = self.types.kind(slot)
         return shifted(self.types.offset(slot)) if kind == PID else kind
 
-    def index_context(self, array_slot) -> str:
+    def index_context(self, array_slot: Slot) -> Kind:
         kind = self.types.index_kind(array_slot)
         return shifted(self.types.index_offset(array_slot)) if kind == PID else kind
 

@@ -10,8 +10,8 @@ from ...promela import ast
 from ...promela.constants import constant_value
 from ...promela.model import INIT
 from ...promela.printer import print_formula
-from ..inference import CHAN
-from .alpha import OUTPUT, TRUTH, Alpha, Difference, Invalid, Rejection, Tokenizer, offset_of
+from ..kinds import CHAN, OUTPUT, TRUTH, Kind, Point, offset_of, pid_point
+from .alpha import Alpha, Difference, Invalid, Rejection, Tokenizer
 from .facts import ModelFacts
 from .normal_form import PLAIN, NormalForms, first_difference, normal, normal_init, shown
 from .rewrite import rebuilt
@@ -29,7 +29,7 @@ class Regions(ModelFacts):
     pid_functions: list[tuple[tuple, list[tuple[int, tuple]]]]  # filled by occurrence_regions
 
     if TYPE_CHECKING:
-        def expr(self, e: ast.Expr | None, owner: str | None, context: str, alpha): ...
+        def expr(self, e: ast.Expr | None, owner: str | None, context: Kind, alpha): ...
 
         def sequence(self, seq: ast.Sequence, owner: str | None, alpha) -> ast.Sequence: ...
 
@@ -40,7 +40,7 @@ class Regions(ModelFacts):
         def formula(self, node, alpha): ...
 
     # ------------------------------------------------------------------ regions, for nauty
-    def occurrence_regions(self) -> list[tuple[tuple, list[tuple[tuple[str, int], str]]]]:
+    def occurrence_regions(self) -> list[tuple[tuple, list[tuple[Point, str]]]]:
         """Where pids and channels occur in the text, for the static channel diagram.
 
         A region is the innermost if/do option (or unit) around some occurrences.  For each
@@ -103,11 +103,11 @@ class Regions(ModelFacts):
                 if value is None:
                     break
                 if offset is not None and value + offset in self.pids:
-                    rows.append((p, ("pid", value + offset)))
+                    rows.append((p, pid_point(value + offset)))
                 else:
                     rows.append((p, ("value", bool(value) if context == TRUTH else value)))
             else:
-                if rows and any(target != ("pid", p) for p, target in rows):
+                if rows and any(target != pid_point(p) for p, target in rows):
                     key = (str(context), tuple(rows))
                     tables.setdefault(key, rows)
         return list(tables.items())

@@ -34,8 +34,24 @@ from typing import TYPE_CHECKING, assert_never
 from ...promela import ast
 from ...promela.constants import constant_value
 from ...promela.printer import print_expr
-from ..inference import CHAN, DATA, PID, PID_BUILTINS, domain_of
-from .alpha import OUTPUT, TRUTH, Alpha, Invalid, Rejection, Tokenizer, offset_of
+from ..inference import PID_BUILTINS
+from ..kinds import (
+    CHAN,
+    DATA,
+    OUTPUT,
+    PID,
+    TRUTH,
+    FieldSlot,
+    GlobalSlot,
+    Kind,
+    LocalSlot,
+    MessageSlot,
+    Slot,
+    domain_of,
+    offset_of,
+    variable_slot,
+)
+from .alpha import Alpha, Invalid, Rejection, Tokenizer
 from .facts import ModelFacts
 from .normal_form import SHORT_CIRCUIT
 
@@ -55,7 +71,7 @@ class Rewrite(ModelFacts):
                    proctype: str | None = None, pid_zero: bool = False, zero_names: int = 0,
                    values: tuple[str | None, ...] = (), value_zero: str | None = None) -> None: ...
 
-        def consistent(self, kind: str, context: str, node, alpha) -> None: ...
+        def consistent(self, kind: Kind, context: Kind, node, alpha) -> None: ...
 
     # ------------------------------------------------------------------ declarations and formulas
     def typedef(self, typedef: ast.TypeDef, alpha):
@@ -66,9 +82,9 @@ class Rewrite(ModelFacts):
         new_vars = []
         for var in decl.vars:
             if typedef is not None:
-                slot: tuple = ("field", typedef, var.name)
+                slot: Slot = FieldSlot(typedef, var.name)
             else:
-                slot = ("local", owner, var.name) if owner else ("global", var.name)
+                slot = variable_slot(owner, var.name)
             init = var.init
             if init is not None and not isinstance(init, ast.ChanInit):
                 init = self.expr(init, owner, self.slot_kind(slot), alpha)
@@ -175,9 +191,9 @@ class Rewrite(ModelFacts):
             case _:
                 assert_never(node)
 
-    def lvalue_kind(self, target, owner) -> str:
+    def lvalue_kind(self, target, owner) -> Kind:
         if isinstance(target, ast.VarRef) and target.name in self.static_channel_vars \
-                and self.resolve.variable(target.name, owner)[1] == ("global", target.name):
+                and self.resolve.variable(target.name, owner)[1] == GlobalSlot(target.name):
             return CHAN
         return self.slot_kind(self.resolve.slot(target, owner))
 
@@ -185,7 +201,7 @@ class Rewrite(ModelFacts):
         """`!!` keeps messages sorted by value: renaming pids or channels reorders them."""
         chan_slot = self.resolve.slot(node.chan, owner)
         for i, _arg in enumerate(node.args):
-            kind = self.types.kind(("msg", chan_slot, i)) if chan_slot is not None else DATA
+            kind = self.types.kind(MessageSlot(chan_slot, i)) if chan_slot is not None else DATA
             if kind != DATA:
                 held = "pid" if kind == PID else "channel" if kind == CHAN else "scalar domain's value"
                 self.reject(alpha, f"a sorted send (!!) orders messages by the value of a {held}, "
@@ -197,12 +213,12 @@ class Rewrite(ModelFacts):
         chan_slot = self.resolve.slot(chan_ref, owner)
         result = []
         for i, arg in enumerate(args):
-            kind = self.slot_kind(("msg", chan_slot, i)) if chan_slot is not None else DATA
+            kind = self.slot_kind(MessageSlot(chan_slot, i)) if chan_slot is not None else DATA
             result.append(self.expr(arg, owner, kind, alpha))
         return result
 
     # ------------------------------------------------------------------ applying alpha: expressions
-    def expr(self, e: ast.Expr | None, owner: str | None, context: str, alpha):
+    def expr(self, e: ast.Expr | None, owner: str | None, context: Kind, alpha):
         """``e`` with alpha applied, read in a ``context`` (PID, CHAN, DATA, TRUTH, OUTPUT)."""
         if alpha is None or e is None:
             return e
@@ -244,7 +260,7 @@ class Rewrite(ModelFacts):
             case ast.Run():
                 self.consistent(PID, context, e, alpha)
                 params = [v for v in self.model.locals.get(e.proctype, []) if v.is_param]
-                args = [self.expr(a, owner, self.slot_kind(("local", e.proctype, p.name)), alpha)
+                args = [self.expr(a, owner, self.slot_kind(LocalSlot(e.proctype, p.name)), alpha)
                         for a, p in zip(e.args, params)]
                 return rebuilt(e, args=args)
             case ast.Poll():
@@ -291,9 +307,9 @@ class Rewrite(ModelFacts):
             # A side computed from _pid alone (`_pid - 1`) fits pids of any offset: it takes the
             # other side's (and is evaluated per process there).
             kinds = {self.kind_of(x, owner) for x in (e.left, e.right) if not self.pid_computed(x)}
-            pidish = sorted(k for k in kinds if k is not None and offset_of(k) is not None)
+            pidish = sorted((k for k in kinds if k is not None and offset_of(k) is not None), key=str)
             computed = any(self.pid_computed(x) for x in (e.left, e.right))
-            scalar = sorted(k for k in kinds if k is not None and domain_of(k) is not None)
+            scalar = sorted((k for k in kinds if k is not None and domain_of(k) is not None), key=str)
             side = pidish[0] if pidish else PID if computed else CHAN if CHAN in kinds \
                 else scalar[0] if scalar else DATA
         elif e.op in SHORT_CIRCUIT:
@@ -302,7 +318,7 @@ class Rewrite(ModelFacts):
             side = DATA
         return rebuilt(e, left=self.expr(e.left, owner, side, alpha), right=self.expr(e.right, owner, side, alpha))
 
-    def constant(self, node, value, context: str, alpha):
+    def constant(self, node, value, context: Kind, alpha):
         """A constant (folded) read in ``context``: a pid, a channel id or a value of a scalar
         domain is renamed."""
         self.check_held(node, value, context, alpha)
@@ -325,7 +341,7 @@ class Rewrite(ModelFacts):
             return node
         return ast.Const(value=image, pos=getattr(node, "pos", None))
 
-    def check_held(self, node, value: int, context: str, alpha, process: int | None = None) -> None:
+    def check_held(self, node, value: int, context: Kind, alpha, process: int | None = None) -> None:
         """A value (a constant, or an expression of _pid for ``process``) read where pids with
         offset K or channel ids are meant, as the C holds it: every place of that kind stores it
         wrapped into its type, compares it as an int, and the canonicaliser renames what it
@@ -387,7 +403,7 @@ class Rewrite(ModelFacts):
             return constant_value(e, self.constants)
         return None
 
-    def varref(self, ref: ast.VarRef, owner: str | None, context: str, alpha):
+    def varref(self, ref: ast.VarRef, owner: str | None, context: Kind, alpha):
         name = ref.name
         if name == "_pid" and ref.index is None and ref.field is None:
             if owner is not None:
@@ -468,10 +484,10 @@ class Rewrite(ModelFacts):
         self.consistent(CHAN, context, ref, alpha)
         members = [c for n, c in self.channel_by_name.items()
                    if n == ref.name or n.startswith(ref.name + "[")]
-        if ref.index is not None and self.types.index_kind(("global", ref.name)) == PID:
+        if ref.index is not None and self.types.index_kind(GlobalSlot(ref.name)) == PID:
             if isinstance(alpha, Alpha):
                 self._channels_follow_their_index(alpha, ref)
-            return rebuilt(ref, index=self.expr(ref.index, owner, self.index_context(("global", ref.name)), alpha))
+            return rebuilt(ref, index=self.expr(ref.index, owner, self.index_context(GlobalSlot(ref.name)), alpha))
         if ref.index is None:
             name = ref.name
         else:
@@ -496,7 +512,7 @@ class Rewrite(ModelFacts):
         """Element i of the channel array ``ref.name`` indexed by pid - K belongs to pid i + K:
         alpha must take its channel to element alpha(i + K) - K's, and fix those of the
         elements that belong to no process."""
-        offset = self.types.index_offset(("global", ref.name))
+        offset = self.types.index_offset(GlobalSlot(ref.name))
         for name, chan in self.channel_by_name.items():
             if not name.startswith(ref.name + "["):
                 continue
@@ -512,7 +528,7 @@ class Rewrite(ModelFacts):
                     ref.pos))
 
     # ------------------------------------------------------------------ kinds of values
-    def kind_of(self, e, owner) -> str | None:
+    def kind_of(self, e, owner) -> Kind | None:
         """The kind of the value of ``e`` (None for a constant, which takes the kind of what
         it is compared with), cached per node and owner: comparisons ask once per candidate."""
         key = (id(e), owner)
@@ -521,7 +537,7 @@ class Rewrite(ModelFacts):
             cached = self.expression_kinds[key] = (e, self._kind_of(e, owner))
         return cached[1]
 
-    def _kind_of(self, e, owner) -> str | None:
+    def _kind_of(self, e, owner) -> Kind | None:
         if isinstance(e, ast.Const) or self.fold(e) is not None:
             return None
         if isinstance(e, ast.VarRef):
@@ -546,7 +562,7 @@ class Rewrite(ModelFacts):
             return PID
         if isinstance(e, ast.CondExpr):
             kinds = {self.kind_of(e.then, owner), self.kind_of(e.other, owner)} - {None}
-            pidish = sorted(k for k in kinds if k is not None and offset_of(k) is not None)
+            pidish = sorted((k for k in kinds if k is not None and offset_of(k) is not None), key=str)
             return pidish[0] if pidish else CHAN if CHAN in kinds else DATA if kinds else None
         if isinstance(e, ast.Eval):
             return self.kind_of(e.expr, owner)

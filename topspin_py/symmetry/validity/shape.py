@@ -22,8 +22,21 @@ from ...promela import ast
 from ...promela.constants import constant_value
 from ...promela.model import INIT
 from ...promela.printer import print_expr
-from ..inference import CHAN, PID, domain_of
-from .alpha import OUTPUT, TRUTH, Alpha, Invalid, Rejection, Tokenizer, context_name, kind_name, offset_of
+from ..kinds import (
+    CHAN,
+    OUTPUT,
+    PID,
+    TRUTH,
+    GlobalSlot,
+    Kind,
+    LocalSlot,
+    Point,
+    chan_point,
+    domain_of,
+    offset_of,
+    pid_point,
+)
+from .alpha import Alpha, Invalid, Rejection, Tokenizer, context_name, kind_name
 from .facts import ModelFacts, ValuePlace, owner_of
 from .normal_form import normal
 
@@ -36,7 +49,7 @@ class ShapeChecks(ModelFacts):
     arguments of a process."""
 
     if TYPE_CHECKING:
-        def expr(self, e: ast.Expr | None, owner: str | None, context: str, alpha): ...
+        def expr(self, e: ast.Expr | None, owner: str | None, context: Kind, alpha): ...
 
     # ------------------------------------------------------------------ processes, channels, the state
     def check_processes(self, alpha: Alpha) -> None:
@@ -62,7 +75,7 @@ class ShapeChecks(ModelFacts):
                 continue  # its parameters: param_permutation, below
             params = [v for v in self.model.locals.get(pa.proctype, []) if v.is_param]
             for param, arg_a, arg_b in zip(params, pa.args, pb.args):
-                kind = self.slot_kind(("local", pa.proctype, param.name))
+                kind = self.slot_kind(LocalSlot(pa.proctype, param.name))
                 mapped = self.expr(arg_a, INIT, kind, alpha)
                 if normal(mapped) != normal(arg_b):
                     if self.param_permutation(alpha, pa.proctype) is not None:
@@ -108,13 +121,13 @@ class ShapeChecks(ModelFacts):
             if image is None or image.proctype != proctype:
                 return None
             for param in params:
-                kind = self.slot_kind(("local", proctype, param.name))
+                kind = self.slot_kind(LocalSlot(proctype, param.name))
                 try:
                     mapped = normal(self.expr(p.args[index[param.name]], INIT, kind, alpha))
                 except Invalid:
                     return None
                 fits = {other.name for other in (constant if param in constant else [param])
-                        if other.type == param.type and self.slot_kind(("local", proctype, other.name)) == kind
+                        if other.type == param.type and self.slot_kind(LocalSlot(proctype, other.name)) == kind
                         and normal(image.args[index[other.name]]) == mapped}
                 candidates[param.name] = candidates.get(param.name, fits) & fits
         if all(name in fits for name, fits in candidates.items()):
@@ -225,7 +238,7 @@ class ShapeChecks(ModelFacts):
             raise Invalid(Rejection(f"'{name}' is indexed by channel ids, and the canonicaliser "
                                     "does not permute such arrays", pos, limit=True))
 
-    def fixed_points(self) -> set[tuple[str, int]]:
+    def fixed_points(self) -> set[Point]:
         """Pids and channels that no valid permutation moves, whatever else it does (each is a
         rejection of check_processes, check_channels, check_state_shape or channel_ref that
         depends on the point alone): the pid a dead local is reset to, the channels of a
@@ -234,33 +247,33 @@ class ShapeChecks(ModelFacts):
         static channel diagram colours each alone, so nauty does not propose permutations that
         only a search would weed out.  (Processes that can terminate are left to the check,
         whose rejection of nauty's candidates is the reason detect reports for them.)"""
-        fixed: set[tuple[str, int]] = set()
+        fixed: set[Point] = set()
         for place in self.value_places:   # (check_state_shape's rule of the C type)
-            points = self.pids if place.kind == PID else self.chan_ids
-            fixed |= {(place.kind, point) for point in points
-                      if point >= place.offset and not place.holds(point - place.offset)}
+            values, point = (self.pids, pid_point) if place.kind == PID else (self.chan_ids, chan_point)
+            fixed |= {point(value) for value in values
+                      if value >= place.offset and not place.holds(value - place.offset)}
         if self.model.resets_dead_locals:
             resets = self.model.dead_resets  # the same rule as check_processes
-            fixed |= {("pid", offset) for var, offset in self.pid_locals
+            fixed |= {pid_point(offset) for var, offset in self.pid_locals
                       if offset in self.pids and (resets is None or (var.owner, var.name) in resets)}
         static = [c for c in self.model.channels if c.owner_pid is None]
         if self.chan_indexed:
-            fixed |= {("chan", c.id) for c in self.model.channels}
+            fixed |= {chan_point(c.id) for c in self.model.channels}
         for chan in static:
             if chan.name.split("[", 1)[0] in self.written_static_channels:
-                fixed.add(("chan", chan.id))
+                fixed.add(chan_point(chan.id))
         computed: set[str] = set()
         for unit in self.model.expanded.units:
             owner = owner_of(unit)
             for node in unit.walk():
                 if isinstance(node, ast.VarRef) and node.index is not None and node.name in self.static_channel_vars \
                         and node.name not in computed \
-                        and self.types.index_kind(("global", node.name)) != PID \
+                        and self.types.index_kind(GlobalSlot(node.name)) != PID \
                         and constant_value(node.index, self.mtypes) is None:
                     var, _slot = self.resolve.variable(node.name, owner)
                     if var is not None and var.owner is None:
                         computed.add(node.name)
-        fixed |= {("chan", c.id) for c in static if c.name.split("[", 1)[0] in computed}
+        fixed |= {chan_point(c.id) for c in static if c.name.split("[", 1)[0] in computed}
         return fixed
 
     # ------------------------------------------------------------------ rejections
@@ -281,7 +294,7 @@ class ShapeChecks(ModelFacts):
         if moves:
             raise Invalid(Rejection(reason, getattr(node, "pos", None)))
 
-    def consistent(self, kind: str, context: str, node, alpha) -> None:
+    def consistent(self, kind: Kind, context: Kind, node, alpha) -> None:
         """A value of ``kind`` read in ``context``: reject alpha where the two disagree."""
         if context == OUTPUT or kind == context:
             return

@@ -1,33 +1,15 @@
-"""The kinds of the values a slot holds (PID, CHAN, DATA, a scalar domain's), and TypeInfo, the
-result of the inference: the classes of slots with their kinds and offsets, the taints and the
-scalar domains."""
+"""TypeInfo, the result of the inference: the classes of slots with their kinds (symmetry/kinds.py)
+and offsets, the taints and the scalar domains."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from ...promela import ast
+from ..kinds import DATA, PID, SELF_PID, IndexSlot, Kind, Slot, domain_of
 
-PID, CHAN, DATA = "pid", "chan", "data"
-SCALAR = "scalar:"  # the prefix of a scalar domain's kind: "scalar:NAME" (scalar_kind)
-
-
-def scalar_kind(domain: str) -> str:
-    """The kind of the slots that hold the values of scalar domain ``domain``."""
-    return SCALAR + domain
-
-
-def domain_of(kind) -> str | None:
-    """The scalar domain a kind made by :func:`scalar_kind` holds, None for any other kind."""
-    return kind[len(SCALAR):] if isinstance(kind, str) and kind.startswith(SCALAR) else None
-
-
-SELF_PID = ("self", "_pid")  # the pseudo-slot of `_pid`, a PID by definition
-LAST_SLOT = ("global", "_last")  # SPIN's `_last`: the pid of the process that moved last
 # Builtins whose first argument is a pid.
 PID_BUILTINS = frozenset({"enabled", "pc_value", "get_priority", "set_priority"})
-
-Slot = tuple
 
 
 @dataclass
@@ -93,7 +75,7 @@ class TypeInfo:
             slot = self.parent[slot]
         return slot
 
-    def kind(self, slot: Slot | None) -> str:
+    def kind(self, slot: Slot | None) -> Kind:
         if slot is None:
             return DATA
         kind = self.known_kinds.get(slot)
@@ -102,10 +84,10 @@ class TypeInfo:
             self.known_kinds[slot] = kind
         return kind
 
-    def index_kind(self, array_slot: Slot) -> str:
+    def index_kind(self, array_slot: Slot) -> Kind:
         # Keyed by the array itself: its elements may be unified with other slots, its index
         # class is its own.
-        return self.kind(("index", array_slot))
+        return self.kind(IndexSlot(array_slot))
 
     def offset(self, slot: Slot | None) -> int:
         """K for a PID slot whose value v denotes pid v + K (0 for plain pids and non-pids)."""
@@ -115,4 +97,4 @@ class TypeInfo:
 
     def index_offset(self, array_slot: Slot) -> int:
         """K for an array indexed by pid with offset K: element i belongs to pid i + K."""
-        return self.offset(("index", array_slot))
+        return self.offset(IndexSlot(array_slot))
