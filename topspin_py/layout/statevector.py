@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from ..promela import ast
-from ..promela.model import INIT, Model
+from ..promela.model import INIT, Model, plain_type
 from ..symmetry.inference import CHAN, DATA, LAST_SLOT, PID, TypeInfo, domain_of
 from .panh import CField, CStruct, LayoutError, PanHeader, PanSource, QueueCreation, read_pan_c, read_pan_h
 
@@ -437,7 +437,7 @@ class _Join:
                        init: ast.ChanInit | None) -> tuple[ValueField, ...]:
         flds = contents.members if contents is not None else ()
         leaves: list[tuple[tuple, str]] = []  # (source slot, kind) per fldN
-        for i, ftype in enumerate(init.fields if init is not None else ()):
+        for i, ftype in enumerate([plain_type(f) for f in init.fields] if init is not None else []):
             if ftype.name in self.model.typedefs:
                 leaves.extend(self.typedef_leaves(ftype.name))
             else:
