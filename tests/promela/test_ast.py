@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typing
 
+import pytest
+
 from topspin_py.errors import SourcePos
 from topspin_py.promela import _ast_gen, ast
 
@@ -57,3 +59,16 @@ def _text(expr) -> str:
     from topspin_py.promela.printer import print_expr
 
     return print_expr(expr)
+
+
+def test_children_are_the_fields_typed_with_nodes():
+    """_ast.cfg's types tell children (nodes) from attributes (str, int, bool): children(),
+    walk() and map_children() visit the children only."""
+    assert ast.Proctype.field_names == ("name", "params", "body", "active", "priority", "provided",
+                                        "deterministic")
+    assert ast.Proctype.child_fields == ("params", "body", "active", "priority", "provided")
+    assert ast.Const.child_fields == () and ast.Ltl.child_fields == ("formula",)
+    assert typing.get_type_hints(ast.Decl)["type"] == ast.TypeName | ast.RefType
+    for line in ("X (Expr): a:str|Expr", "X (Expr): a:Nothing", "X (Expr): a", "X (Expr): a:str!"):
+        with pytest.raises(ValueError):
+            _ast_gen.read_config(line)

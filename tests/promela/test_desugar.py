@@ -19,8 +19,9 @@ import textwrap
 
 from conftest import MODELS, REPO
 from modelgen import run_spin
+from narrow import the
 
-from topspin_py.promela import build_model, load_model, parse_text
+from topspin_py.promela import ast, build_model, load_model, parse_text
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
@@ -85,7 +86,7 @@ def test_the_desugared_text_is_the_one_written_by_hand():
     }
     # the plain program's Model: the analyses see no extension node, and positions are the user's
     assert model.extended is not None and model.spec is model.expanded
-    send = model.proctypes["client"].body.steps[0].options[1].steps[0]
+    send = the(ast.If, model.proctypes["client"].body.steps[0]).options[1].steps[0]
     assert str(send.pos) == "m.pml:11:5"
 
 

@@ -14,9 +14,11 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from typing import cast
 
 import pytest
 from conftest import REPO
+from narrow import the
 
 from topspin_py.promela import ast, parse_text, print_spec
 from topspin_py.promela.printer import print_expr
@@ -64,27 +66,36 @@ def _body(spec, proctype):
     return next(u for u in spec.units if isinstance(u, ast.Proctype) and u.name == proctype).body.steps
 
 
+def _ext(node: ast.Extension) -> ast.Expr:
+    """An expression of the extension where the parser puts it, in a field typed Expr (see
+    _ast.cfg: the types are those of the desugared program the analyses see)."""
+    return cast(ast.Expr, node)
+
+
 def test_every_construct_parses_into_the_extension_nodes():
     spec = parse_text(EVERY_CONSTRUCT)
-    assert spec.units[1].fields[0].type == ast.RefType(proctype="client")
-    assert spec.units[2].type == ast.RefType(proctype="server")
-    assert spec.units[2].vars[0].init == ast.UndefRef()
-    assert spec.units[3].vars[0].size == ast.Const(value=2)
-    assert spec.units[4].vars[0].init.fields == [ast.TypeName(name="mtype"), ast.RefType(proctype="client")]
+    assert the(ast.TypeDef, spec.units[1]).fields[0].type == ast.RefType(proctype="client")
+    assert the(ast.Decl, spec.units[2]).type == ast.RefType(proctype="server")
+    assert the(ast.Decl, spec.units[2]).vars[0].init == ast.UndefRef()
+    assert the(ast.Decl, spec.units[3]).vars[0].size == ast.Const(value=2)
+    assert the(ast.ChanInit, the(ast.Decl, spec.units[4]).vars[0].init).fields == [
+        ast.TypeName(name="mtype"), ast.RefType(proctype="client")]
     watcher = next(u for u in spec.units if isinstance(u, ast.Proctype) and u.name == "watcher")
     assert watcher.params[0].type == ast.RefType(proctype="server")
     client = next(u for u in spec.units if isinstance(u, ast.Proctype) and u.name == "client")
     steps = client.body.steps
-    assert steps[1].visibility == "public" and isinstance(steps[1].vars[0].init, ast.ChanInit)
-    assert steps[3].visibility == "public" and steps[3].type == ast.RefType(proctype="server")
-    assert steps[4] == ast.Assign(target=ast.VarRef(name="serv_id"), value=ast.AnyRef(proctype="server"))
+    public_chan, public_ref = the(ast.Decl, steps[1]), the(ast.Decl, steps[3])
+    assert public_chan.visibility == "public" and isinstance(public_chan.vars[0].init, ast.ChanInit)
+    assert public_ref.visibility == "public" and public_ref.type == ast.RefType(proctype="server")
+    assert steps[4] == ast.Assign(target=ast.VarRef(name="serv_id"), value=_ext(ast.AnyRef(proctype="server")))
     assert steps[5] == ast.Send(
-        chan=ast.PublicAccess(proctype="server", ref=ast.VarRef(name="serv_id"), var=ast.VarRef(name="queue")),
-        args=[ast.VarRef(name="req"), ast.Lid()], sorted=False)
+        chan=_ext(ast.PublicAccess(proctype="server", ref=ast.VarRef(name="serv_id"),
+                                   var=ast.VarRef(name="queue"))),
+        args=[ast.VarRef(name="req"), _ext(ast.Lid())], sorted=False)
     # nested: the ref is itself a public ref of another instance
-    assert steps[8].target == ast.PublicAccess(
+    assert the(ast.Assign, steps[8]).target == ast.PublicAccess(
         proctype="client",
-        ref=ast.PublicAccess(proctype="server", ref=ast.VarRef(name="partner"), var=ast.VarRef(name="cur")),
+        ref=_ext(ast.PublicAccess(proctype="server", ref=ast.VarRef(name="partner"), var=ast.VarRef(name="cur"))),
         var=ast.VarRef(name="v"))
 
 
@@ -118,14 +129,14 @@ def test_plain_promela_keeps_its_names_remote_references_and_fields():
         ltl p { [] (P[0]:x < 3) }
         """)
     spec = parse_text(text)
-    assert [v.name for v in spec.units[2].vars] == ["ref", "public", "anyRef"]
-    steps = spec.units[3].body.steps
+    assert [v.name for v in the(ast.Decl, spec.units[2]).vars] == ["ref", "public", "anyRef"]
+    steps = the(ast.Proctype, spec.units[3]).body.steps
     assert steps[1] == ast.Assign(target=ast.VarRef(name="ref"), value=ast.Const(value=1))
-    assert steps[3].target == ast.VarRef(name="a", index=ast.VarRef(name="ref"),
+    assert the(ast.Assign, steps[3]).target == ast.VarRef(name="a", index=ast.VarRef(name="ref"),
                                          field=ast.VarRef(name="f"))
     assert not any(isinstance(n, (ast.PublicAccess, ast.AnyRef, ast.Lid, ast.UndefRef, ast.RefType))
                    for n in spec.walk())
-    atom = spec.units[4].formula.arg.left
+    atom = the(ast.BinOp, the(ast.LtlUnary, the(ast.Ltl, spec.units[4]).formula).arg).left
     assert atom == ast.RemoteVar(proctype="P", index=ast.Const(value=0), var=ast.VarRef(name="x"))
     assert parse_text(print_spec(spec)) == spec
 

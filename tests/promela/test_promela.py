@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO
 from model_files import pan_errors, write
+from narrow import the
 
 from topspin_py.errors import ModelError, PreprocessorError, PromelaSyntaxError
 from topspin_py.promela import ast, build_model, load_model, parse_file, parse_text, print_spec
@@ -50,7 +51,8 @@ def test_error_in_an_ltl_formula_points_into_the_formula():
     assert str(info.value.pos) == "m.pml:3:23"  # at the `<>` under `&`
     spec = parse_text(text.replace("& <>", "&&"), "m.pml")
     # `q && p`, inside its parentheses (as with test_positions_are_where_constructs_start)
-    assert str(spec.units[2].formula.arg.right.pos) == "m.pml:3:19"
+    formula = the(ast.LtlUnary, the(ast.Ltl, spec.units[2]).formula)
+    assert str(the(ast.LtlBinary, formula.arg).right.pos) == "m.pml:3:19"
 
 
 def test_error_in_an_included_file_names_that_file(tmp_path):
@@ -96,7 +98,7 @@ def test_bytes_that_are_not_utf8_in_comments_strings_and_c_code_as_spin_accepts_
                   b"}\n")
     assert accepted, said
     spec = parse_file(path)
-    body = spec.units[1].body
+    body = the(ast.Proctype, spec.units[1]).body
     # the string keeps one U+FFFD for each byte that is not UTF-8
     printf = body.steps[1]
     assert isinstance(printf, ast.Printf) and printf.fmt == '"d\ufffdj\ufffd vu\\n"', printf
@@ -233,10 +235,10 @@ def test_implied_semicolons_as_in_spin6():
             unless { cnt == 3 }
         }
         """))
-    server = spec.units[1]
-    option = server.body.steps[0].options[0]
+    server = the(ast.Proctype, spec.units[1])
+    option = the(ast.Do, server.body.steps[0]).options[0]
     assert [type(s).__name__ for s in option.steps] == ["ExprStmt", "Assign", "ExprStmt", "Assign"]
-    assert isinstance(spec.units[2].body.steps[0], ast.Unless)
+    assert isinstance(the(ast.Proctype, spec.units[2]).body.steps[0], ast.Unless)
 
 
 def test_contextual_keywords_stay_names_elsewhere():
@@ -246,8 +248,8 @@ def test_contextual_keywords_stay_names_elsewhere():
         active proctype Q() { a++; U++ }
         ltl safe { [] (a U (a > 1)) }
         """))
-    assert spec.units[1].params[0].vars[0].name == "in"
-    formula = spec.units[3].formula
+    assert the(ast.Proctype, spec.units[1]).params[0].vars[0].name == "in"
+    formula = the(ast.Ltl, spec.units[3]).formula
     assert formula == ast.LtlUnary(op="[]", arg=ast.LtlBinary(
         op="U", left=ast.VarRef(name="a"),
         right=ast.BinOp(op=">", left=ast.VarRef(name="a"), right=ast.Const(value=1))))
@@ -259,10 +261,12 @@ def test_remote_references_and_conditional_expressions():
         active [2] proctype P() { byte x; cs: x = (x > 0 -> a[1] : x) }
         ltl mutex { [] !(P[0]@cs && P[1]:x > 0) }
         """))
-    body = spec.units[1].body.steps[1]
-    assert isinstance(body.stmt.value, ast.CondExpr)
-    assert body.stmt.value.then == ast.VarRef(name="a", index=ast.Const(value=1))
-    atoms = [n for n in spec.units[2].formula.walk() if isinstance(n, (ast.RemoteLabel, ast.RemoteVar))]
+    body = the(ast.Labeled, the(ast.Proctype, spec.units[1]).body.steps[1])
+    value = the(ast.Assign, body.stmt).value
+    assert isinstance(value, ast.CondExpr)
+    assert value.then == ast.VarRef(name="a", index=ast.Const(value=1))
+    atoms = [n for n in the(ast.Node, the(ast.Ltl, spec.units[2]).formula).walk()
+             if isinstance(n, (ast.RemoteLabel, ast.RemoteVar))]
     assert atoms == [ast.RemoteLabel(proctype="P", index=ast.Const(value=0), label="cs"),
                      ast.RemoteVar(proctype="P", index=ast.Const(value=1), var=ast.VarRef(name="x"))]
 
@@ -277,14 +281,15 @@ def test_message_forms():
             c?req(v); c??eval(v), _; c?<ack, v>; c?[req, 3] -> c?-1, v
         }
         """))
-    steps = spec.units[2].body.steps
+    steps = the(ast.Proctype, spec.units[2]).body.steps
     assert steps[1] == ast.Send(chan=ast.VarRef(name="c"), args=[ast.VarRef(name="req"), ast.Const(value=3)],
                                 sorted=False)
-    assert steps[2].sorted is True
-    assert steps[4].random and isinstance(steps[4].args[0], ast.Eval)
-    assert steps[5].keep is True
-    assert isinstance(steps[6].expr, ast.Poll)
-    assert steps[7].args[0] == ast.Const(value=-1)
+    assert the(ast.Send, steps[2]).sorted is True
+    receive = the(ast.Receive, steps[4])
+    assert receive.random and isinstance(receive.args[0], ast.Eval)
+    assert the(ast.Receive, steps[5]).keep is True
+    assert isinstance(the(ast.ExprStmt, steps[6]).expr, ast.Poll)
+    assert the(ast.Receive, steps[7]).args[0] == ast.Const(value=-1)
 
 
 def test_c_code_blocks_are_kept_opaque():
@@ -296,20 +301,21 @@ def test_c_code_blocks_are_kept_opaque():
             c_expr { now.x == 0 } -> skip
         }
         """))
-    decl = spec.units[0]
+    decl = the(ast.CCode, spec.units[0])
     assert decl.kind == "c_decl" and "typedef struct { int a; } S;" in decl.text
-    code = spec.units[2].body.steps[0]
+    steps = the(ast.Proctype, spec.units[2]).body.steps
+    code = the(ast.CCode, steps[0])
     assert code.guard == "now.x > 0" and "now.x--;" in code.text
-    assert isinstance(spec.units[2].body.steps[1].expr, ast.CExpr)
+    assert isinstance(the(ast.ExprStmt, steps[1]).expr, ast.CExpr)
 
 
 def test_positions_are_where_constructs_start():
     spec = parse_text("active proctype P() {\n  byte x;\n  if\n  :: (x + 1) * 2 > 3 -> x++\n  fi\n}", "m.pml")
-    if_stmt = spec.units[0].body.steps[1]
+    if_stmt = the(ast.If, the(ast.Proctype, spec.units[0]).body.steps[1])
     assert str(if_stmt.pos) == "m.pml:3:3"  # at `if`
-    guard = if_stmt.options[0].steps[0].expr  # ((x + 1) * 2) > 3
+    guard = the(ast.BinOp, the(ast.ExprStmt, if_stmt.options[0].steps[0]).expr)  # ((x + 1) * 2) > 3
     assert str(guard.pos) == "m.pml:4:6" and str(guard.left.pos) == "m.pml:4:6"  # at `(`
-    assert str(guard.left.left.pos) == "m.pml:4:7"  # x + 1, inside the parentheses
+    assert str(the(ast.BinOp, guard.left).left.pos) == "m.pml:4:7"  # x + 1, inside the parentheses
     assert str(guard.right.pos) == "m.pml:4:20"
 
 
@@ -331,7 +337,7 @@ def test_builder_keeps_the_terminals_lark_would_keep():
 
 def test_binary_operators_nest_by_precedence_and_to_the_left():
     spec = parse_text("byte a, b, c, d;\nactive proctype P() { a = a - b - c * d << 1 == b || c && !d | a }")
-    value = spec.units[1].body.steps[0].value
+    value = the(ast.Assign, the(ast.Proctype, spec.units[1]).body.steps[0]).value
     assert print_expr(value) == "(((((a - b) - (c * d)) << 1) == b) || (c && (!(d) | a)))"
 
 
@@ -370,7 +376,7 @@ def test_a_closing_brace_ends_a_statement_as_in_spin(tmp_path, body, steps):
     accepted, output = spin_accepts(tmp_path, text)
     assert accepted, output
     spec = parse_text(text)
-    assert kinds(spec.units[1].body.steps) == steps
+    assert kinds(the(ast.Proctype, spec.units[1]).body.steps) == steps
     assert parse_text(print_spec(spec)) == spec
 
 
@@ -402,7 +408,7 @@ def test_else_ends_a_statement_as_in_spin(tmp_path, option, steps):
     text = f"byte x;\nactive proctype P() {{ if :: x > 0 :: {option} fi }}\n"
     accepted, output = spin_accepts(tmp_path, text)
     assert accepted, output
-    if_stmt = parse_text(text).units[1].body.steps[0]
+    if_stmt = the(ast.If, the(ast.Proctype, parse_text(text).units[1]).body.steps[0])
     assert kinds(if_stmt.options[1].steps) == steps
 
 
@@ -413,7 +419,7 @@ def test_a_named_never_claim_keeps_its_name(tmp_path):
     accepted, output = spin_accepts(tmp_path, text)
     assert accepted, output
     spec = parse_text(text)
-    assert [u.name for u in spec.units[2:]] == ["small", "big"]
+    assert [the(ast.Never, u).name for u in spec.units[2:]] == ["small", "big"]
     printed = print_spec(spec)
     assert "never small {" in printed and parse_text(printed) == spec
     # pan -N big checks only that claim: only it constrains the search.
@@ -428,11 +434,11 @@ def test_receive_arguments_nest_as_spin_reads_them(tmp_path):
             + "".join(f"  q!1, 2, 3; q?{form};\n" for form in forms) + "  q!1, 2, 3; q?[1(2, 3)]\n}\n")
     accepted, output = spin_accepts(tmp_path, text)
     assert accepted, output
-    steps = parse_text(text).units[1].body.steps[1:]
+    steps = the(ast.Proctype, parse_text(text).units[1]).body.steps[1:]
     names = [ast.VarRef(name=n) for n in "abc"]
     receives = [s for s in steps if isinstance(s, ast.Receive)]
     assert len(receives) == len(forms) and all(r.args == names for r in receives)
-    assert steps[-1].expr.args == [ast.Const(value=v) for v in (1, 2, 3)]
+    assert the(ast.Poll, the(ast.ExprStmt, steps[-1]).expr).args == [ast.Const(value=v) for v in (1, 2, 3)]
 
 
 @pytest.mark.parametrize("body", [
@@ -444,7 +450,7 @@ def test_a_label_without_a_statement(tmp_path, body):
     accepted, output = spin_accepts(tmp_path, text)
     assert accepted, output
     spec = parse_text(text)
-    label = next(s for s in spec.units[1].body.steps if isinstance(s, ast.Labeled))
+    label = next(s for s in the(ast.Proctype, spec.units[1]).body.steps if isinstance(s, ast.Labeled))
     assert label == ast.Labeled(label="L", stmt=ast.Skip())
     assert parse_text(print_spec(spec)) == spec
 
@@ -454,7 +460,7 @@ def test_a_for_body_on_the_next_line(tmp_path):
     text = "byte x;\nactive proctype P() { byte i;\n  for (i : 0 .. 2)\n  { x++ }\n}\n"
     accepted, output = spin_accepts(tmp_path, text)
     assert accepted, output
-    assert kinds(parse_text(text).units[1].body.steps) == ["Decl", "ForRange"]
+    assert kinds(the(ast.Proctype, parse_text(text).units[1]).body.steps) == ["Decl", "ForRange"]
 
 
 LTL_CASES = {

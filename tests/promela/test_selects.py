@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from narrow import the
 
 from topspin_py.promela import ast, load_model
 from topspin_py.promela.lexer import spin_expands_select
@@ -64,7 +65,7 @@ def test_the_written_out_select_assigns_every_value_once(tmp_path: Path):
     path = tmp_path / "m.pml"
     path.write_text("active proctype P() { byte j; select (j : 3 .. 5) }\n")
     (found,) = [n for n in load_model(path).expanded.walk() if isinstance(n, ast.If)]
-    values = [option.steps[0].value.value for option in found.options]
+    values = [the(ast.Const, the(ast.Assign, option.steps[0]).value).value for option in found.options]
     assert values == [3, 4, 5]
     assert all(len(option.steps) == 1 and isinstance(option.steps[0], ast.Assign) for option in found.options)
 

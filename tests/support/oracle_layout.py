@@ -67,7 +67,7 @@ from typing import Iterator, Sequence
 from pycparser import c_ast, c_parser
 
 from topspin_py.promela import Model, ast
-from topspin_py.promela.model import INIT
+from topspin_py.promela.model import INIT, plain_type
 from topspin_py.symmetry.kinds import LAST_SLOT, FieldSlot, GlobalSlot, LocalSlot, MessageSlot, Slot, slot_name
 
 # Members of every Pk that are pan's own: the pid, the proctype, the program counter.
@@ -722,7 +722,7 @@ class Declarations:
             assert step is not None and var is not None  # declared was found by them
             assert isinstance(declared.init, ast.ChanInit)  # found as one
             extra.append(self._channel(channel_id, f"{proctype}({owner}).{member}", qtype, proctype, owner, var,
-                                       step.group(2), declared.init.fields))
+                                       step.group(2), [plain_type(f) for f in declared.init.fields]))
         self.unnumbered = tuple(extra)
         return tuple(channels)
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from ..promela import ast
-from ..promela.model import INIT, Model
+from ..promela.model import INIT, Model, plain_type
 from ..symmetry.inference import TypeInfo
 from ..symmetry.kinds import (
     CHAN,
@@ -451,7 +451,7 @@ class _Join:
                        init: ast.ChanInit | None) -> tuple[ValueField, ...]:
         flds = contents.members if contents is not None else ()
         leaves: list[tuple[Slot, Kind]] = []  # (source slot, kind) per fldN
-        for i, ftype in enumerate(init.fields if init is not None else ()):
+        for i, ftype in enumerate([plain_type(f) for f in init.fields] if init is not None else []):
             if ftype.name in self.model.typedefs:
                 leaves.extend(self.typedef_leaves(ftype.name))
             else:

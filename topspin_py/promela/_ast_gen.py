@@ -3,7 +3,9 @@ _ast_gen.py writes c_ast.py from _c_ast.cfg).
 
 The node classes are written out as plain dataclasses, not made at import time, so that a type
 checker sees them: the analyses dispatch over the unions ``Unit``, ``Stmt`` and ``Expr`` with
-``match`` and ``assert_never``, and mypy reports a node kind that a dispatch forgets.
+``match`` and ``assert_never``, and mypy reports a node kind that a dispatch forgets.  Each
+field is declared with the type _ast.cfg gives it, and the fields typed with nodes (the
+children) are told apart from the attributes (``child_fields``).
 
 Run ``python -m topspin_py.promela._ast_gen`` after editing _ast.cfg; tests/promela/test_ast.py fails
 while ast.py is out of date.
@@ -26,11 +28,26 @@ UNIONS = ("Unit", "Stmt", "Expr", "LtlFormula", "Extension")
 _LINE = re.compile(r"^(?P<name>\w+)\s*\((?P<groups>[\w,\s]+)\)\s*:(?P<fields>.*)$")
 
 
+# The Python types a field may hold besides nodes (an attribute's type).
+ATTRIBUTE_TYPES = ("str", "int", "bool")
+
+
 @dataclass(frozen=True)
 class FieldSpec:
     name: str
     kind: str  # "list", "optional", "hidden" (left out of equality) or "plain"
     written: bool = False  # `!`: the node writes what this field holds (Node.writes())
+    types: tuple[str, ...] = ()  # the alternatives of its type (of a list's items)
+    child: bool = False  # its type names node classes or unions (not str, int, bool)
+
+    def annotation(self) -> str:
+        """The field's type in ast.py."""
+        single = " | ".join(self.types)
+        if self.kind == "list":
+            return f"list[{single}]"
+        if self.kind == "optional":
+            return f"{single} | None"
+        return single
 
 
 @dataclass(frozen=True)
@@ -40,10 +57,15 @@ class NodeSpec:
     fields: tuple[FieldSpec, ...]
 
 
+_FIELD = re.compile(r"^(?P<name>\w+):(?P<types>\w+(?:\|\w+)*)(?P<suffix>[*?~]?)(?P<written>!?)$")
+
+
 def read_config(text: str) -> list[NodeSpec]:
+    lines = [(number, raw, raw.split("#", 1)[0].strip())
+             for number, raw in enumerate(text.splitlines(), start=1)]
+    known = {m.group("name") for _, _, line in lines if (m := _LINE.match(line))}
     nodes = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.split("#", 1)[0].strip()
+    for number, raw, line in lines:
         if not line:
             continue
         match = _LINE.match(line)
@@ -55,11 +77,22 @@ def read_config(text: str) -> list[NodeSpec]:
             raise ValueError(f"_ast.cfg:{number}: unknown group(s) {unknown}")
         fields = []
         for item in match.group("fields").split():
-            written = item.endswith("!")
-            item = item.removesuffix("!")
-            suffix = item[-1]
-            kind = {"*": "list", "?": "optional", "~": "hidden"}.get(suffix, "plain")
-            fields.append(FieldSpec(item.rstrip("*?~"), kind, written))
+            field = _FIELD.match(item)
+            if field is None:
+                raise ValueError(f"_ast.cfg:{number}: cannot read the field {item!r} (name:Type)")
+            types = tuple(field.group("types").split("|"))
+            nodes_named = [t for t in types if t in known or t in UNIONS]
+            unknown = [t for t in types if t not in nodes_named and t not in ATTRIBUTE_TYPES]
+            if unknown:
+                raise ValueError(f"_ast.cfg:{number}: unknown type(s) {unknown} of {item!r}")
+            if nodes_named and len(nodes_named) != len(types):
+                raise ValueError(f"_ast.cfg:{number}: {item!r} mixes nodes and attributes")
+            kind = {"*": "list", "?": "optional", "~": "hidden"}.get(field.group("suffix"), "plain")
+            if (kind == "hidden" and nodes_named) or (field.group("written") and not nodes_named):
+                raise ValueError(f"_ast.cfg:{number}: {item!r}: a hidden field is an attribute, "
+                                 "a written one holds nodes")
+            fields.append(FieldSpec(field.group("name"), kind, field.group("written") == "!",
+                                    types, bool(nodes_named)))
         nodes.append(NodeSpec(match.group("name"), groups, tuple(fields)))
     return nodes
 
@@ -72,6 +105,12 @@ As in pycparser, the node classes come from a compact description (_ast.cfg).  E
 dataclass with the fields listed there, plus ``pos`` (a ``SourcePos`` in the user's file, or
 None).  Positions are left out of equality, so a model and its printed-and-reparsed copy compare
 equal.
+
+Every field has the type _ast.cfg gives it: a child holds a node (a list of nodes, or an
+optional node), an attribute a ``str``, ``int`` or ``bool``; ``child_fields`` names the
+children, which ``children()``, ``walk()`` and ``map_children()`` visit.  The types are those of
+the program the analyses see: before desugar.py has run, an ``Expr`` field may also hold an
+``Extension`` node (and a declared type a ``RefType``, which desugar.py makes a byte).
 
 Conventions: a name is a ``str``; an optional child is None when absent; a list field holds a
 Python list.  Constants are folded to ``Const`` at parse time (``'a'`` becomes 97, ``-1``
@@ -101,6 +140,10 @@ class Node:
     # The names of the compared fields, in order (dataclasses.fields() is slow, and the
     # symmetry analysis walks the tree many times).
     field_names: ClassVar[tuple[str, ...]] = ()
+    # The compared fields that hold nodes (a node, a list of nodes, an optional node): the
+    # children, which children(), walk() and map_children() visit.  The other fields are
+    # attributes (names, operators, flags, constants' values), which hold no node.
+    child_fields: ClassVar[tuple[str, ...]] = ()
     # The fields whose values the node writes (_ast.cfg's `!`): see writes().
     written_fields: ClassVar[tuple[str, ...]] = ()
 
@@ -123,7 +166,7 @@ class Node:
 
     def children(self) -> Iterator[Node]:
         """The direct child nodes, in field order (lists flattened)."""
-        for name in self.field_names:
+        for name in self.child_fields:
             value = getattr(self, name)
             if isinstance(value, Node):
                 yield value
@@ -141,7 +184,7 @@ class Node:
             node = stack.pop()
             yield node
             children: list[Node] = []
-            for name in node.field_names:
+            for name in node.child_fields:
                 value = getattr(node, name)
                 if isinstance(value, Node):
                     children.append(value)
@@ -155,7 +198,7 @@ def map_children(node: Node, fn: Callable[[Node], Node]) -> Node:
     """``node`` with ``fn`` applied to each direct child node (in lists too); the node itself
     when ``fn`` returned every child unchanged, so untouched subtrees stay shared."""
     changes: dict[str, Any] = {}
-    for name in node.field_names:
+    for name in node.child_fields:
         value = getattr(node, name)
         if isinstance(value, Node):
             new = fn(value)
@@ -192,26 +235,39 @@ def replace(node: Any, **changes: Any) -> Any:
 
 def _class_text(node: NodeSpec) -> str:
     lines = ["", "", "@dataclass(eq=True)", f"class {node.name}(Node):"]
+    defaulted = False  # a field with a default came before: a required one is keyword-only
     for spec in node.fields:
         if spec.kind == "list":
-            lines.append(f"    {spec.name}: list[Any] = dataclasses.field(default_factory=list)")
-        elif spec.kind == "hidden":
-            lines.append(f"    {spec.name}: Any = dataclasses.field(default=None, compare=False)")
+            lines.append(f"    {spec.name}: {spec.annotation()} = dataclasses.field(default_factory=list)")
+            defaulted = True
+        elif spec.kind == "optional":
+            lines.append(f"    {spec.name}: {spec.annotation()} = None")
+            defaulted = True
         else:
-            lines.append(f"    {spec.name}: Any = None")
+            options = ["compare=False"] if spec.kind == "hidden" else []
+            if defaulted:
+                options.append("kw_only=True")
+            value = f" = dataclasses.field({', '.join(options)})" if options else ""
+            lines.append(f"    {spec.name}: {spec.annotation()}{value}")
     lines.append("    pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)")
     compared = [f'"{s.name}"' for s in node.fields if s.kind != "hidden"]
-    names = "(" + ", ".join(compared) + ("," if len(compared) == 1 else "") + ")"
-    line = f"    field_names: ClassVar[tuple[str, ...]] = {names}"
-    if len(line) > 100:
-        line = ("    field_names: ClassVar[tuple[str, ...]] = (\n"
-                + "".join(f"        {n},\n" for n in compared) + "    )")
-    lines.append(line)
+    lines.append(_names_line("field_names", compared))
+    children = [f'"{s.name}"' for s in node.fields if s.kind != "hidden" and s.child]
+    lines.append(_names_line("child_fields", children))
     written = [f'"{s.name}"' for s in node.fields if s.written]
     if written:
-        lines.append("    written_fields: ClassVar[tuple[str, ...]] = ("
-                     + ", ".join(written) + ("," if len(written) == 1 else "") + ")")
+        lines.append(_names_line("written_fields", written))
     return "\n".join(lines)
+
+
+def _names_line(attribute: str, names: list[str]) -> str:
+    """The ClassVar tuple of field names ``attribute``, on one line if it fits."""
+    text = "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+    line = f"    {attribute}: ClassVar[tuple[str, ...]] = {text}"
+    if len(line) > 100:
+        line = (f"    {attribute}: ClassVar[tuple[str, ...]] = (\n"
+                + "".join(f"        {n},\n" for n in names) + "    )")
+    return line
 
 
 def _union_text(group: str, members: list[str]) -> str:

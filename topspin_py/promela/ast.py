@@ -7,6 +7,12 @@ dataclass with the fields listed there, plus ``pos`` (a ``SourcePos`` in the use
 None).  Positions are left out of equality, so a model and its printed-and-reparsed copy compare
 equal.
 
+Every field has the type _ast.cfg gives it: a child holds a node (a list of nodes, or an
+optional node), an attribute a ``str``, ``int`` or ``bool``; ``child_fields`` names the
+children, which ``children()``, ``walk()`` and ``map_children()`` visit.  The types are those of
+the program the analyses see: before desugar.py has run, an ``Expr`` field may also hold an
+``Extension`` node (and a declared type a ``RefType``, which desugar.py makes a byte).
+
 Conventions: a name is a ``str``; an optional child is None when absent; a list field holds a
 Python list.  Constants are folded to ``Const`` at parse time (``'a'`` becomes 97, ``-1``
 becomes ``Const(-1)``), and the brace form of a message (``ch!a(b, c)``) is flattened to its
@@ -35,6 +41,10 @@ class Node:
     # The names of the compared fields, in order (dataclasses.fields() is slow, and the
     # symmetry analysis walks the tree many times).
     field_names: ClassVar[tuple[str, ...]] = ()
+    # The compared fields that hold nodes (a node, a list of nodes, an optional node): the
+    # children, which children(), walk() and map_children() visit.  The other fields are
+    # attributes (names, operators, flags, constants' values), which hold no node.
+    child_fields: ClassVar[tuple[str, ...]] = ()
     # The fields whose values the node writes (_ast.cfg's `!`): see writes().
     written_fields: ClassVar[tuple[str, ...]] = ()
 
@@ -57,7 +67,7 @@ class Node:
 
     def children(self) -> Iterator[Node]:
         """The direct child nodes, in field order (lists flattened)."""
-        for name in self.field_names:
+        for name in self.child_fields:
             value = getattr(self, name)
             if isinstance(value, Node):
                 yield value
@@ -75,7 +85,7 @@ class Node:
             node = stack.pop()
             yield node
             children: list[Node] = []
-            for name in node.field_names:
+            for name in node.child_fields:
                 value = getattr(node, name)
                 if isinstance(value, Node):
                     children.append(value)
@@ -89,7 +99,7 @@ def map_children(node: Node, fn: Callable[[Node], Node]) -> Node:
     """``node`` with ``fn`` applied to each direct child node (in lists too); the node itself
     when ``fn`` returned every child unchanged, so untouched subtrees stay shared."""
     changes: dict[str, Any] = {}
-    for name in node.field_names:
+    for name in node.child_fields:
         value = getattr(node, name)
         if isinstance(value, Node):
             new = fn(value)
@@ -125,20 +135,21 @@ def replace(node: Any, **changes: Any) -> Any:
 
 @dataclass(eq=True)
 class Spec(Node):
-    units: list[Any] = dataclasses.field(default_factory=list)
+    units: list[Unit] = dataclasses.field(default_factory=list)
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("units",)
+    child_fields: ClassVar[tuple[str, ...]] = ("units",)
 
 
 @dataclass(eq=True)
 class Proctype(Node):
-    name: Any = None
-    params: list[Any] = dataclasses.field(default_factory=list)
-    body: Any = None
-    active: Any = None
-    priority: Any = None
-    provided: Any = None
-    deterministic: Any = None
+    name: str
+    params: list[Decl] = dataclasses.field(default_factory=list)
+    body: Sequence = dataclasses.field(kw_only=True)
+    active: Expr | None = None
+    priority: Expr | None = None
+    provided: Expr | None = None
+    deterministic: bool = dataclasses.field(kw_only=True)
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = (
         "name",
@@ -149,243 +160,272 @@ class Proctype(Node):
         "provided",
         "deterministic",
     )
+    child_fields: ClassVar[tuple[str, ...]] = ("params", "body", "active", "priority", "provided")
 
 
 @dataclass(eq=True)
 class Init(Node):
-    body: Any = None
-    priority: Any = None
+    body: Sequence
+    priority: Expr | None = None
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("body", "priority")
+    child_fields: ClassVar[tuple[str, ...]] = ("body", "priority")
 
 
 @dataclass(eq=True)
 class Never(Node):
-    body: Any = None
-    name: Any = None
+    body: Sequence
+    name: str | None = None
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("body", "name")
+    child_fields: ClassVar[tuple[str, ...]] = ("body",)
 
 
 @dataclass(eq=True)
 class Trace(Node):
-    body: Any = None
-    negated: Any = None
+    body: Sequence
+    negated: bool
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("body", "negated")
+    child_fields: ClassVar[tuple[str, ...]] = ("body",)
 
 
 @dataclass(eq=True)
 class Ltl(Node):
-    name: Any = None
-    text: Any = dataclasses.field(default=None, compare=False)
-    formula: Any = None
+    name: str | None = None
+    text: str = dataclasses.field(compare=False, kw_only=True)
+    formula: LtlFormula | Expr | None = None
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("name", "formula")
+    child_fields: ClassVar[tuple[str, ...]] = ("formula",)
 
 
 @dataclass(eq=True)
 class TypeDef(Node):
-    name: Any = None
-    fields: list[Any] = dataclasses.field(default_factory=list)
+    name: str
+    fields: list[Decl] = dataclasses.field(default_factory=list)
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("name", "fields")
+    child_fields: ClassVar[tuple[str, ...]] = ("fields",)
 
 
 @dataclass(eq=True)
 class MtypeDecl(Node):
-    names: list[Any] = dataclasses.field(default_factory=list)
-    subtype: Any = None
+    names: list[str] = dataclasses.field(default_factory=list)
+    subtype: str | None = None
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("names", "subtype")
+    child_fields: ClassVar[tuple[str, ...]] = ()
 
 
 @dataclass(eq=True)
 class Inline(Node):
-    name: Any = None
-    params: list[Any] = dataclasses.field(default_factory=list)
-    body: Any = None
+    name: str
+    params: list[str] = dataclasses.field(default_factory=list)
+    body: Sequence = dataclasses.field(kw_only=True)
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("name", "params", "body")
+    child_fields: ClassVar[tuple[str, ...]] = ("body",)
 
 
 @dataclass(eq=True)
 class CCode(Node):
-    kind: Any = None
-    guard: Any = None
-    text: Any = None
+    kind: str
+    guard: str | None = None
+    text: str = dataclasses.field(kw_only=True)
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("kind", "guard", "text")
+    child_fields: ClassVar[tuple[str, ...]] = ()
 
 
 @dataclass(eq=True)
 class CState(Node):
-    kind: Any = None
-    args: list[Any] = dataclasses.field(default_factory=list)
+    kind: str
+    args: list[str] = dataclasses.field(default_factory=list)
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("kind", "args")
+    child_fields: ClassVar[tuple[str, ...]] = ()
 
 
 @dataclass(eq=True)
 class Decl(Node):
-    visibility: Any = None
-    type: Any = None
-    vars: list[Any] = dataclasses.field(default_factory=list)
+    visibility: str | None = None
+    type: TypeName | RefType = dataclasses.field(kw_only=True)
+    vars: list[VarDecl] = dataclasses.field(default_factory=list)
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("visibility", "type", "vars")
+    child_fields: ClassVar[tuple[str, ...]] = ("type", "vars")
 
 
 @dataclass(eq=True)
 class TypeName(Node):
-    name: Any = None
-    subtype: Any = None
+    name: str
+    subtype: str | None = None
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("name", "subtype")
+    child_fields: ClassVar[tuple[str, ...]] = ()
 
 
 @dataclass(eq=True)
 class VarDecl(Node):
-    name: Any = None
-    size: Any = None
-    bits: Any = None
-    init: Any = None
+    name: str
+    size: Expr | None = None
+    bits: Expr | None = None
+    init: Expr | ChanInit | None = None
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("name", "size", "bits", "init")
+    child_fields: ClassVar[tuple[str, ...]] = ("size", "bits", "init")
 
 
 @dataclass(eq=True)
 class ChanInit(Node):
-    capacity: Any = None
-    fields: list[Any] = dataclasses.field(default_factory=list)
+    capacity: Expr
+    fields: list[TypeName | RefType] = dataclasses.field(default_factory=list)
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("capacity", "fields")
+    child_fields: ClassVar[tuple[str, ...]] = ("capacity", "fields")
 
 
 @dataclass(eq=True)
 class Sequence(Node):
-    steps: list[Any] = dataclasses.field(default_factory=list)
+    steps: list[Stmt] = dataclasses.field(default_factory=list)
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("steps",)
+    child_fields: ClassVar[tuple[str, ...]] = ("steps",)
 
 
 @dataclass(eq=True)
 class Labeled(Node):
-    label: Any = None
-    stmt: Any = None
+    label: str
+    stmt: Stmt
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("label", "stmt")
+    child_fields: ClassVar[tuple[str, ...]] = ("stmt",)
 
 
 @dataclass(eq=True)
 class Unless(Node):
-    stmt: Any = None
-    escape: Any = None
+    stmt: Stmt
+    escape: Stmt
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("stmt", "escape")
+    child_fields: ClassVar[tuple[str, ...]] = ("stmt", "escape")
 
 
 @dataclass(eq=True)
 class Assign(Node):
-    target: Any = None
-    value: Any = None
+    target: Expr
+    value: Expr
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("target", "value")
+    child_fields: ClassVar[tuple[str, ...]] = ("target", "value")
     written_fields: ClassVar[tuple[str, ...]] = ("target",)
 
 
 @dataclass(eq=True)
 class IncDec(Node):
-    target: Any = None
-    op: Any = None
+    target: Expr
+    op: str
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("target", "op")
+    child_fields: ClassVar[tuple[str, ...]] = ("target",)
     written_fields: ClassVar[tuple[str, ...]] = ("target",)
 
 
 @dataclass(eq=True)
 class Send(Node):
-    chan: Any = None
-    args: list[Any] = dataclasses.field(default_factory=list)
-    sorted: Any = None
+    chan: Expr
+    args: list[Expr] = dataclasses.field(default_factory=list)
+    sorted: bool = dataclasses.field(kw_only=True)
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("chan", "args", "sorted")
+    child_fields: ClassVar[tuple[str, ...]] = ("chan", "args")
 
 
 @dataclass(eq=True)
 class Receive(Node):
-    chan: Any = None
-    args: list[Any] = dataclasses.field(default_factory=list)
-    random: Any = None
-    keep: Any = None
+    chan: Expr
+    args: list[Expr] = dataclasses.field(default_factory=list)
+    random: bool = dataclasses.field(kw_only=True)
+    keep: bool = dataclasses.field(kw_only=True)
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("chan", "args", "random", "keep")
+    child_fields: ClassVar[tuple[str, ...]] = ("chan", "args")
     written_fields: ClassVar[tuple[str, ...]] = ("args",)
 
 
 @dataclass(eq=True)
 class If(Node):
-    options: list[Any] = dataclasses.field(default_factory=list)
+    options: list[Sequence] = dataclasses.field(default_factory=list)
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("options",)
+    child_fields: ClassVar[tuple[str, ...]] = ("options",)
 
 
 @dataclass(eq=True)
 class Do(Node):
-    options: list[Any] = dataclasses.field(default_factory=list)
+    options: list[Sequence] = dataclasses.field(default_factory=list)
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("options",)
+    child_fields: ClassVar[tuple[str, ...]] = ("options",)
 
 
 @dataclass(eq=True)
 class Atomic(Node):
-    body: Any = None
+    body: Sequence
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("body",)
+    child_fields: ClassVar[tuple[str, ...]] = ("body",)
 
 
 @dataclass(eq=True)
 class DStep(Node):
-    body: Any = None
+    body: Sequence
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("body",)
+    child_fields: ClassVar[tuple[str, ...]] = ("body",)
 
 
 @dataclass(eq=True)
 class Block(Node):
-    body: Any = None
+    body: Sequence
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("body",)
+    child_fields: ClassVar[tuple[str, ...]] = ("body",)
 
 
 @dataclass(eq=True)
 class ForRange(Node):
-    var: Any = None
-    lo: Any = None
-    hi: Any = None
-    body: Any = None
+    var: Expr
+    lo: Expr
+    hi: Expr
+    body: Sequence
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("var", "lo", "hi", "body")
+    child_fields: ClassVar[tuple[str, ...]] = ("var", "lo", "hi", "body")
     written_fields: ClassVar[tuple[str, ...]] = ("var",)
 
 
 @dataclass(eq=True)
 class ForIn(Node):
-    var: Any = None
-    array: Any = None
-    body: Any = None
+    var: Expr
+    array: Expr
+    body: Sequence
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("var", "array", "body")
+    child_fields: ClassVar[tuple[str, ...]] = ("var", "array", "body")
     written_fields: ClassVar[tuple[str, ...]] = ("var",)
 
 
 @dataclass(eq=True)
 class Select(Node):
-    var: Any = None
-    lo: Any = None
-    hi: Any = None
-    expands: Any = None
+    var: Expr
+    lo: Expr
+    hi: Expr
+    expands: bool
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("var", "lo", "hi", "expands")
+    child_fields: ClassVar[tuple[str, ...]] = ("var", "lo", "hi")
     written_fields: ClassVar[tuple[str, ...]] = ("var",)
 
 
@@ -393,231 +433,261 @@ class Select(Node):
 class Break(Node):
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ()
+    child_fields: ClassVar[tuple[str, ...]] = ()
 
 
 @dataclass(eq=True)
 class Goto(Node):
-    label: Any = None
+    label: str
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("label",)
+    child_fields: ClassVar[tuple[str, ...]] = ()
 
 
 @dataclass(eq=True)
 class Else(Node):
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ()
+    child_fields: ClassVar[tuple[str, ...]] = ()
 
 
 @dataclass(eq=True)
 class Skip(Node):
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ()
+    child_fields: ClassVar[tuple[str, ...]] = ()
 
 
 @dataclass(eq=True)
 class Printf(Node):
-    fmt: Any = None
-    args: list[Any] = dataclasses.field(default_factory=list)
+    fmt: str
+    args: list[Expr] = dataclasses.field(default_factory=list)
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("fmt", "args")
+    child_fields: ClassVar[tuple[str, ...]] = ("args",)
 
 
 @dataclass(eq=True)
 class Printm(Node):
-    arg: Any = None
+    arg: Expr
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("arg",)
+    child_fields: ClassVar[tuple[str, ...]] = ("arg",)
 
 
 @dataclass(eq=True)
 class Assert(Node):
-    expr: Any = None
+    expr: Expr
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("expr",)
+    child_fields: ClassVar[tuple[str, ...]] = ("expr",)
 
 
 @dataclass(eq=True)
 class InlineCall(Node):
-    name: Any = None
-    args: list[Any] = dataclasses.field(default_factory=list)
+    name: str
+    args: list[Expr] = dataclasses.field(default_factory=list)
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("name", "args")
+    child_fields: ClassVar[tuple[str, ...]] = ("args",)
 
 
 @dataclass(eq=True)
 class ExprStmt(Node):
-    expr: Any = None
+    expr: Expr
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("expr",)
+    child_fields: ClassVar[tuple[str, ...]] = ("expr",)
 
 
 @dataclass(eq=True)
 class XrXs(Node):
-    kind: Any = None
-    vars: list[Any] = dataclasses.field(default_factory=list)
+    kind: str
+    vars: list[Expr] = dataclasses.field(default_factory=list)
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("kind", "vars")
+    child_fields: ClassVar[tuple[str, ...]] = ("vars",)
 
 
 @dataclass(eq=True)
 class Const(Node):
-    value: Any = None
+    value: int | str
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("value",)
+    child_fields: ClassVar[tuple[str, ...]] = ()
 
 
 @dataclass(eq=True)
 class VarRef(Node):
-    name: Any = None
-    index: Any = None
-    field: Any = None
+    name: str
+    index: Expr | None = None
+    field: VarRef | None = None
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("name", "index", "field")
+    child_fields: ClassVar[tuple[str, ...]] = ("index", "field")
 
 
 @dataclass(eq=True)
 class BinOp(Node):
-    op: Any = None
-    left: Any = None
-    right: Any = None
+    op: str
+    left: Expr
+    right: Expr
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("op", "left", "right")
+    child_fields: ClassVar[tuple[str, ...]] = ("left", "right")
 
 
 @dataclass(eq=True)
 class UnOp(Node):
-    op: Any = None
-    operand: Any = None
+    op: str
+    operand: Expr
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("op", "operand")
+    child_fields: ClassVar[tuple[str, ...]] = ("operand",)
 
 
 @dataclass(eq=True)
 class CondExpr(Node):
-    cond: Any = None
-    then: Any = None
-    other: Any = None
+    cond: Expr
+    then: Expr
+    other: Expr
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("cond", "then", "other")
+    child_fields: ClassVar[tuple[str, ...]] = ("cond", "then", "other")
 
 
 @dataclass(eq=True)
 class ChanFn(Node):
-    fn: Any = None
-    chan: Any = None
+    fn: str
+    chan: Expr
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("fn", "chan")
+    child_fields: ClassVar[tuple[str, ...]] = ("chan",)
 
 
 @dataclass(eq=True)
 class Builtin(Node):
-    fn: Any = None
-    args: list[Any] = dataclasses.field(default_factory=list)
+    fn: str
+    args: list[Expr] = dataclasses.field(default_factory=list)
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("fn", "args")
+    child_fields: ClassVar[tuple[str, ...]] = ("args",)
 
 
 @dataclass(eq=True)
 class Run(Node):
-    proctype: Any = None
-    args: list[Any] = dataclasses.field(default_factory=list)
-    priority: Any = None
+    proctype: str
+    args: list[Expr] = dataclasses.field(default_factory=list)
+    priority: Expr | None = None
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("proctype", "args", "priority")
+    child_fields: ClassVar[tuple[str, ...]] = ("args", "priority")
 
 
 @dataclass(eq=True)
 class Poll(Node):
-    chan: Any = None
-    args: list[Any] = dataclasses.field(default_factory=list)
-    random: Any = None
+    chan: Expr
+    args: list[Expr] = dataclasses.field(default_factory=list)
+    random: bool = dataclasses.field(kw_only=True)
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("chan", "args", "random")
+    child_fields: ClassVar[tuple[str, ...]] = ("chan", "args")
 
 
 @dataclass(eq=True)
 class RemoteLabel(Node):
-    proctype: Any = None
-    index: Any = None
-    label: Any = None
+    proctype: str
+    index: Expr | None = None
+    label: str = dataclasses.field(kw_only=True)
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("proctype", "index", "label")
+    child_fields: ClassVar[tuple[str, ...]] = ("index",)
 
 
 @dataclass(eq=True)
 class RemoteVar(Node):
-    proctype: Any = None
-    index: Any = None
-    var: Any = None
+    proctype: str
+    index: Expr | None = None
+    var: VarRef = dataclasses.field(kw_only=True)
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("proctype", "index", "var")
+    child_fields: ClassVar[tuple[str, ...]] = ("index", "var")
 
 
 @dataclass(eq=True)
 class CExpr(Node):
-    guard: Any = None
-    text: Any = None
+    guard: str | None = None
+    text: str = dataclasses.field(kw_only=True)
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("guard", "text")
+    child_fields: ClassVar[tuple[str, ...]] = ()
 
 
 @dataclass(eq=True)
 class Eval(Node):
-    expr: Any = None
+    expr: Expr
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("expr",)
+    child_fields: ClassVar[tuple[str, ...]] = ("expr",)
 
 
 @dataclass(eq=True)
 class RefType(Node):
-    proctype: Any = None
+    proctype: str
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("proctype",)
+    child_fields: ClassVar[tuple[str, ...]] = ()
 
 
 @dataclass(eq=True)
 class PublicAccess(Node):
-    proctype: Any = None
-    ref: Any = None
-    var: Any = None
+    proctype: str
+    ref: Expr
+    var: VarRef
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("proctype", "ref", "var")
+    child_fields: ClassVar[tuple[str, ...]] = ("ref", "var")
 
 
 @dataclass(eq=True)
 class AnyRef(Node):
-    proctype: Any = None
+    proctype: str
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("proctype",)
+    child_fields: ClassVar[tuple[str, ...]] = ()
 
 
 @dataclass(eq=True)
 class Lid(Node):
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ()
+    child_fields: ClassVar[tuple[str, ...]] = ()
 
 
 @dataclass(eq=True)
 class UndefRef(Node):
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ()
+    child_fields: ClassVar[tuple[str, ...]] = ()
 
 
 @dataclass(eq=True)
 class LtlUnary(Node):
-    op: Any = None
-    arg: Any = None
+    op: str
+    arg: LtlFormula | Expr
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("op", "arg")
+    child_fields: ClassVar[tuple[str, ...]] = ("arg",)
 
 
 @dataclass(eq=True)
 class LtlBinary(Node):
-    op: Any = None
-    left: Any = None
-    right: Any = None
+    op: str
+    left: LtlFormula | Expr
+    right: LtlFormula | Expr
     pos: SourcePos | None = dataclasses.field(default=None, compare=False, repr=False)
     field_names: ClassVar[tuple[str, ...]] = ("op", "left", "right")
+    child_fields: ClassVar[tuple[str, ...]] = ("left", "right")
 
 
 # ---- the unions the analyses dispatch over

@@ -313,7 +313,7 @@ class _Merger:
         inner = forbidden if isinstance(values[0], ast.Eval) else (forbidden or "a receive's argument")
         return self.merge(values, inner, False)
 
-    def expression(self, values: list[int], pos) -> ast.Node | None:
+    def expression(self, values: list[int], pos) -> ast.Expr | None:
         """An expression of _pid that every copy evaluates to its own constant, or None (and
         the refusal) when there is none of the forms understood."""
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
@@ -335,7 +335,7 @@ class _Merger:
         return ", ".join(str(getattr(v, "value", v)) for v in values)
 
 
-def _plus(pid: ast.Node, d: int, pos) -> ast.Node:
+def _plus(pid: ast.Expr, d: int, pos) -> ast.Expr:
     if d == 0:
         return pid
     return ast.BinOp(op="+" if d > 0 else "-", left=pid, right=ast.Const(value=abs(d), pos=pos), pos=pos)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import cast
 
 from . import ast
 from .constants import constant_value
@@ -222,7 +223,7 @@ class _Desugarer:
         var = symbol.var
         init = var.init
         is_chan = isinstance(init, ast.ChanInit)
-        if is_chan:
+        if isinstance(init, ast.ChanInit):
             init = self.chan_init(init, name, None)
         elif init is not None:
             if not isinstance(init, (ast.Const, ast.UndefRef)) and not (
@@ -309,7 +310,10 @@ class _Desugarer:
             if any(isinstance(n, ast.AnyRef) for v in step.vars if v.init is not None for n in _walk(v.init)):
                 # `ref P r = anyRef(P)`: the declaration, then the choice, as one more step.
                 plain = ast.replace(step, vars=[ast.replace(v, init=None) for v in step.vars])
-                assigns = [ast.Assign(target=ast.VarRef(name=v.name, pos=v.pos), value=v.init, pos=v.pos)
+                # (anyRef initialises a ref, with an expression.  The cast checks nothing: a
+                # channel initialiser with an anyRef in its capacity comes through as before.)
+                assigns = [ast.Assign(target=ast.VarRef(name=v.name, pos=v.pos),
+                                      value=cast(ast.Expr, v.init), pos=v.pos)
                            for v in step.vars if v.init is not None]
                 return [self.decl(plain, "local", self.proctype)] + [s for a in assigns for s in self.step(a)]
             return [self.decl(step, "local", self.proctype)]

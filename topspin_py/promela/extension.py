@@ -646,7 +646,8 @@ class _Checker:
         params = [(d, v) for d in proctype.params for v in d.vars] if proctype is not None else []
         for i, arg in enumerate(e.args):
             target: _Kind = PLAIN
-            if i < len(params) and isinstance(params[i][0].type, ast.RefType):
-                target = _Ref(params[i][0].type.proctype)
+            param_type = params[i][0].type if i < len(params) else None
+            if isinstance(param_type, ast.RefType):
+                target = _Ref(param_type.proctype)
             name = params[i][1].name if i < len(params) else str(i + 1)
             self.flow(target, arg, f"argument '{name}' of 'run {e.proctype}'", e)

@@ -43,6 +43,14 @@ from .termination import can_terminate
 INIT = ":init:"  # the name SPIN gives the init process (procname[] in pan.c)
 
 
+def plain_type(type_: ast.TypeName | ast.RefType) -> ast.TypeName:
+    """A declared type (of a variable, a typedef field, a message field) in the program a
+    Model holds, where every type is a TypeName: a program with a ``ref P`` is desugared
+    before its Model is built, and desugar.py makes every ref a byte."""
+    assert isinstance(type_, ast.TypeName), "a Model's program is desugared: it declares no ref"
+    return type_
+
+
 @dataclass
 class Variable:
     """A declared variable: global (``owner`` None) or local to a proctype."""
@@ -427,7 +435,7 @@ class _Builder:
         for var in decl.vars:
             size = self.evaluate(var.size) if var.size is not None else None
             bits = self.evaluate(var.bits) if var.bits is not None else None
-            result.append(Variable(var.name, decl.type, size, var.init, owner, decl.visibility,
+            result.append(Variable(var.name, plain_type(decl.type), size, var.init, owner, decl.visibility,
                                    is_param, bits, var.pos))
         return result
 
@@ -484,9 +492,10 @@ class _Builder:
                 return
             capacity = self.evaluate(var.init.capacity)
             names = [f"{var.name}[{i}]" for i in range(var.size)] if var.size is not None else [var.name]
+            fields = [plain_type(f) for f in var.init.fields]
             for name in names:
-                channels.append(StaticChannel(len(channels) + 1, prefix + name, capacity,
-                                              var.init.fields, owner_pid, var.pos))
+                channels.append(StaticChannel(len(channels) + 1, prefix + name, capacity, fields,
+                                              owner_pid, var.pos))
 
         for var in globals_:
             add(var, None, "")

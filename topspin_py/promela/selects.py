@@ -32,8 +32,10 @@ def _expanded(node: ast.Node) -> ast.Node:
         return node
     if isinstance(node, ast.Select) and node.expands:
         assert isinstance(node.lo, ast.Const) and isinstance(node.hi, ast.Const)  # the parser's
+        lo, hi = node.lo.value, node.hi.value
+        assert isinstance(lo, int) and isinstance(hi, int)  # numbers, as the parser folds them
         options = [ast.Sequence(steps=[ast.Assign(target=node.var, value=ast.Const(value=value, pos=node.pos),
                                                   pos=node.pos)], pos=node.pos)
-                   for value in range(node.lo.value, node.hi.value + 1)]
+                   for value in range(lo, hi + 1)]
         return ast.If(options=options, pos=node.pos)
     return ast.map_children(node, _expanded)

@@ -8,6 +8,7 @@ goes up the parse as a ``Built``, with the position where its text starts.
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from lark import Token, Transformer
 
@@ -494,7 +495,8 @@ class AstBuilder(Transformer):
 
     def unop(self, start, children):
         op, operand = children
-        if op == "-" and isinstance(operand, ast.Const):
+        # (A constant the parser has folded holds an int: the test only narrows its type.)
+        if op == "-" and isinstance(operand, ast.Const) and isinstance(operand.value, int):
             return ast.Const(value=-operand.value, pos=self._pos(start))
         return ast.UnOp(op=str(op), operand=operand, pos=self._pos(start))
 
@@ -526,7 +528,8 @@ class AstBuilder(Transformer):
 
     def run(self, start, children):
         name = str(children[0])
-        args = [c for c in children[1:] if isinstance(c, ast.Node)]
+        # The nodes are the arguments, expressions (the priority comes as a _Tag).
+        args = cast("list[ast.Expr]", [c for c in children[1:] if isinstance(c, ast.Node)])
         return ast.Run(proctype=name, args=args, priority=_tagged(children, "priority"),
                        pos=self._pos(start))
 

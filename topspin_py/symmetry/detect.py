@@ -37,7 +37,7 @@ from sympy.combinatorics import Permutation, PermutationGroup
 from ..errors import SourcePos
 from ..gcpause import collector_paused
 from ..promela import ast
-from ..promela.model import Model
+from ..promela.model import Model, plain_type
 from .inference import Taint, TypeInfo, infer_types, slot_variable
 from .kinds import CHAN, GlobalSlot, LocalSlot, Point, chan_point, pid_point, slot_name, value_point
 from .scd import build_diagram
@@ -180,7 +180,7 @@ def _inert_channels(model: Model, types: TypeInfo) -> set[Point]:
     if any(v.type.name == "chan" and not isinstance(v.init, ast.ChanInit) for v in model.globals):
         return set()
     for typedef in model.typedefs.values():
-        if any(isinstance(f, ast.Decl) and f.type.name == "chan" for f in typedef.fields):
+        if any(isinstance(f, ast.Decl) and plain_type(f.type).name == "chan" for f in typedef.fields):
             return set()
     static_names = {v.name for v in model.globals if isinstance(v.init, ast.ChanInit)}
     # Any other place that can hold a channel id (a byte assigned a channel, a message field,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from ...errors import ModelError
 from ...promela import ast
-from ...promela.model import Model
+from ...promela.model import Model, plain_type
 from ...promela.printer import print_expr
 from ..kinds import PID, FieldSlot, GlobalSlot, IndexSlot, LocalSlot, MessageSlot, Slot, scalar_kind
 from .slots import slot_variable
@@ -65,7 +65,7 @@ class ScalarDomains:
             if var.type.name == "mtype" and var.type.subtype == subtype:
                 yield slot
             if isinstance(var.init, ast.ChanInit):
-                for i, ftype in enumerate(var.init.fields):
+                for i, ftype in enumerate(plain_type(f) for f in var.init.fields):
                     if ftype.name == "mtype" and ftype.subtype == subtype:
                         yield self.field_slot(slot, i)
         for var in self.model.globals:
@@ -75,7 +75,8 @@ class ScalarDomains:
                 yield from of(var, LocalSlot(owner, var.name))
         for typedef in self.model.typedefs.values():
             for decl in typedef.fields:
-                if decl.type.name == "mtype" and decl.type.subtype == subtype:
+                field_type = plain_type(decl.type)
+                if field_type.name == "mtype" and field_type.subtype == subtype:
                     raise ModelError(f"a field of typedef '{typedef.name}' has the type of the scalarset "
                                      f"'{subtype}', which topspin-py does not permute inside a typedef yet",
                                      decl.pos, hint="declare it as a variable of its own")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from ...promela import ast
-from ...promela.model import INIT, Model, Variable
+from ...promela.model import INIT, Model, Variable, plain_type
 from ..kinds import LAST_SLOT, SELF_PID, FieldSlot, GlobalSlot, LocalSlot, Slot
 
 
@@ -65,7 +65,7 @@ class SlotResolver:
             typedef = self.model.typedefs.get(typename)
             if typedef is not None:
                 decl = next((d for d in typedef.fields for v in d.vars if v.name == inner.name), None)
-                typename = decl.type.name if decl is not None else typename
+                typename = plain_type(decl.type).name if decl is not None else typename
             inner = inner.field
 
 

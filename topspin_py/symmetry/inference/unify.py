@@ -8,7 +8,7 @@ from typing import assert_never
 
 from ...promela import ast
 from ...promela.constants import constant_value
-from ...promela.model import INIT, Model
+from ...promela.model import INIT, Model, plain_type
 from ..kinds import CHAN, LAST_SLOT, PID, SELF_PID, FieldSlot, GlobalSlot, IndexSlot, Kind, LocalSlot, MessageSlot, Slot
 from ..loops import find_loops
 from .domains import ScalarDomains
@@ -105,10 +105,10 @@ class _Inference(ScalarDomains):
                 self.declare_var(var, LocalSlot(owner, var.name))
         for typedef in self.model.typedefs.values():
             for decl in typedef.fields:
-                for var in decl.vars:
-                    kind = {"pid": PID, "chan": CHAN}.get(decl.type.name)
+                for field_var in decl.vars:
+                    kind = {"pid": PID, "chan": CHAN}.get(plain_type(decl.type).name)
                     if kind:
-                        self.declare(FieldSlot(typedef.name, var.name), kind)
+                        self.declare(FieldSlot(typedef.name, field_var.name), kind)
         for proc in self.model.processes:
             if proc.origin == "run":
                 params = [v for v in self.model.locals.get(proc.proctype, []) if v.is_param]
@@ -141,7 +141,7 @@ class _Inference(ScalarDomains):
 
     def channel_declaration(self, slot, init: ast.ChanInit) -> None:
         for i, ftype in enumerate(init.fields):
-            fkind = {"pid": PID, "chan": CHAN}.get(ftype.name)
+            fkind = {"pid": PID, "chan": CHAN}.get(plain_type(ftype).name)
             if fkind:
                 self.declare(self.field_slot(slot, i), fkind)
             self.chan_fields.setdefault(slot, set()).add(i)
@@ -302,25 +302,25 @@ class _Inference(ScalarDomains):
             case ast.Atomic() | ast.DStep() | ast.Block():
                 self.sequence(node.body, owner)
             case ast.ForRange():
-                var = self.resolve.slot(node.var, owner)
+                counter = self.resolve.slot(node.var, owner)
                 if not any(loop.node is node for loop in self.loops.loops):
-                    self.arith.append((var, node, self.loop_refusal(node, "is a loop counter")))
+                    self.arith.append((counter, node, self.loop_refusal(node, "is a loop counter")))
                 for expr in (node.var, node.lo, node.hi):
                     self.expr(expr, owner)
                 self.sequence(node.body, owner)
             case ast.ForIn():
                 # The loop variable runs over the indices of the array, in increasing order.
-                var = self.resolve.slot(node.var, owner)
+                counter = self.resolve.slot(node.var, owner)
                 array = self.resolve.array_slot(node.array, owner) if isinstance(node.array, ast.VarRef) else None
                 if array is not None:
-                    self.union(IndexSlot(array), var)
-                self.arith.append((var, node, "is a loop counter"))
+                    self.union(IndexSlot(array), counter)
+                self.arith.append((counter, node, "is a loop counter"))
                 self.expr(node.var, owner)
                 self.expr(node.array, owner)
                 self.sequence(node.body, owner)
             case ast.Select():
-                var = self.resolve.slot(node.var, owner)
-                self.arith.append((var, node, "is a loop counter"))
+                counter = self.resolve.slot(node.var, owner)
+                self.arith.append((counter, node, "is a loop counter"))
                 for expr in (node.var, node.lo, node.hi):
                     self.expr(expr, owner)
             case ast.Printf():
@@ -431,11 +431,11 @@ class _Inference(ScalarDomains):
         elif ref.field is not None:
             # A field of something that is not a variable (a remote process's struct): walk
             # the indices for their own constraints.
-            inner = ref.field
-            while inner is not None:
-                if inner.index is not None:
-                    self.expr(inner.index, owner)
-                inner = inner.field
+            chain: ast.VarRef | None = ref.field
+            while chain is not None:
+                if chain.index is not None:
+                    self.expr(chain.index, owner)
+                chain = chain.field
 
     def index(self, array_slot, index, owner) -> None:
         if array_slot is not None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from ...errors import SourcePos
 from ...promela import ast
 from ...promela.constants import constant_value
-from ...promela.model import INIT, Model, Variable
+from ...promela.model import INIT, Model, Variable, plain_type
 from ...promela.termination import can_terminate
 from ..inference import SlotResolver, TypeInfo, written_targets, written_variables
 from ..kinds import CHAN, DATA, PID, FieldSlot, GlobalSlot, Kind, LocalSlot, MessageSlot, Slot, shifted
@@ -164,10 +164,12 @@ class ModelFacts:
                                                  self.types.index_offset(LocalSlot(owner, var.name))))
         for typedef in self.model.typedefs.values():
             for decl in typedef.fields:
-                for var in decl.vars:
-                    if var.size is not None and self.types.index_kind(FieldSlot(typedef.name, var.name)) == PID:
-                        size = constant_value(var.size, self.mtypes) or 0
-                        found.append(PidIndexedArray(f"{typedef.name}.{var.name}", size, True, var.pos))
+                for field_var in decl.vars:
+                    if field_var.size is not None \
+                            and self.types.index_kind(FieldSlot(typedef.name, field_var.name)) == PID:
+                        size = constant_value(field_var.size, self.mtypes) or 0
+                        found.append(PidIndexedArray(f"{typedef.name}.{field_var.name}", size, True,
+                                                     field_var.pos))
         return found
 
     def _chan_indexed_arrays(self) -> list[tuple[str, SourcePos | None]]:
@@ -181,9 +183,10 @@ class ModelFacts:
                     found.append((f"{var.name} of {owner}", var.pos))
         for typedef in self.model.typedefs.values():
             for decl in typedef.fields:
-                for var in decl.vars:
-                    if var.size is not None and self.types.index_kind(FieldSlot(typedef.name, var.name)) == CHAN:
-                        found.append((f"{typedef.name}.{var.name}", var.pos))
+                for field_var in decl.vars:
+                    if field_var.size is not None \
+                            and self.types.index_kind(FieldSlot(typedef.name, field_var.name)) == CHAN:
+                        found.append((f"{typedef.name}.{field_var.name}", field_var.pos))
         return found
 
     def _value_places(self) -> list[ValuePlace]:
@@ -201,8 +204,9 @@ class ModelFacts:
 
         def add_channel(slot: Slot, init: ast.ChanInit, name: str, pos) -> None:
             for i, ftype in enumerate(init.fields):
-                if ftype.name not in self.model.typedefs:
-                    add(f"field {i + 1} of the messages of {name}", MessageSlot(slot, i), ftype.name, None, pos)
+                typename = plain_type(ftype).name
+                if typename not in self.model.typedefs:
+                    add(f"field {i + 1} of the messages of {name}", MessageSlot(slot, i), typename, None, pos)
 
         for var in self.model.globals:
             add(var.name, GlobalSlot(var.name), var.type.name, var.bits, var.pos)
@@ -215,9 +219,10 @@ class ModelFacts:
                     add_channel(LocalSlot(owner, var.name), var.init, var.name, var.pos)
         for typedef in self.model.typedefs.values():
             for decl in typedef.fields:
-                for var in decl.vars:
-                    bits = constant_value(var.bits, self.mtypes) if var.bits is not None else None
-                    add(f"{typedef.name}.{var.name}", FieldSlot(typedef.name, var.name), decl.type.name, bits, var.pos)
+                for field_var in decl.vars:
+                    bits = constant_value(field_var.bits, self.mtypes) if field_var.bits is not None else None
+                    add(f"{typedef.name}.{field_var.name}", FieldSlot(typedef.name, field_var.name),
+                        plain_type(decl.type).name, bits, field_var.pos)
         return places
 
     def _unwritten_globals(self) -> dict[str, int]:
@@ -248,7 +253,7 @@ class ModelFacts:
                          if isinstance(v.init, ast.ChanInit)]
         for var, init in declarations:
             for ftype in init.fields:
-                kinds = self._typedef_kinds(ftype.name, set())
+                kinds = self._typedef_kinds(plain_type(ftype).name, set())
                 for kind in sorted(kinds, key=str):
                     found.append((var.name, kind, var.pos))
         return found
@@ -265,7 +270,7 @@ class ModelFacts:
                 kind = self.types.kind(FieldSlot(name, var.name))
                 if kind in (PID, CHAN):
                     kinds.add(kind)
-            kinds |= self._typedef_kinds(decl.type.name, seen)
+            kinds |= self._typedef_kinds(plain_type(decl.type).name, seen)
         return kinds
 
     def _typedef_offsets(self, name: str, seen: set[str]) -> set[int]:
@@ -279,7 +284,7 @@ class ModelFacts:
             for var in decl.vars:
                 if self.types.kind(FieldSlot(name, var.name)) == PID:
                     offsets.add(self.types.offset(FieldSlot(name, var.name)))
-            offsets |= self._typedef_offsets(decl.type.name, seen)
+            offsets |= self._typedef_offsets(plain_type(decl.type).name, seen)
         return offsets
 
     def slot_kind(self, slot: Slot | None) -> Kind:
@@ -341,7 +346,7 @@ class ModelFacts:
         found: set[int] = set()
         for unit in self.model.expanded.units:
             names = self.types.copy_names(owner_of(unit))
-            stack = [unit] if names else []
+            stack: list[ast.Node] = [unit] if names else []
             while stack:  # (no recursive closure: detect leaves no reference cycles)
                 node = stack.pop()
                 if isinstance(node, ast.VarRef) and node.name in names and node.index is None \

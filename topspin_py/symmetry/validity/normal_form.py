@@ -278,16 +278,16 @@ def first_difference(forms: NormalForms, before, after, where: str,
         unordered_before = sorted(text(o) for o in before.options if not forms.located(o, where))
         unordered_after = sorted(text(o) for o in after.options if not forms.located(o, where))
         if unordered_before == unordered_after and len(located_before) == len(located_after):
-            for a, b in zip(located_before, located_after):
-                if text(a) == text(b):
+            for option_a, option_b in zip(located_before, located_after):
+                if text(option_a) == text(option_b):
                     continue
                 if sorted(text(o) for o in located_before) == sorted(text(o) for o in located_after):
-                    pos = a.steps[0].pos if a.steps else before.pos
+                    pos = option_a.steps[0].pos if option_a.steps else before.pos
                     return Difference("this option would be mapped onto another one, but a process "
                                       "can be inside it in a stored state, and the canonicaliser "
                                       "does not move program counters between options", pos,
                                       shown(before), shown(after))
-                return (first_difference(forms, a, b, where, known)
+                return (first_difference(forms, option_a, option_b, where, known)
                         or Difference("this option changes", before.pos, shown(before), shown(after)))
         return Difference("the options of this if/do are not mapped onto its options", before.pos,
                           shown(before), shown(after))

@@ -126,7 +126,9 @@ class Regions(ModelFacts):
                 if self.init_setup:
                     # The set-up statements are a set (see normal_init): written as the options
                     # of an `if`, each is a region of its own.
-                    setup = ast.If(options=[ast.Sequence(steps=[s]) for s in body.steps[0].body.steps])
+                    head = body.steps[0]
+                    assert isinstance(head, (ast.Atomic, ast.DStep))  # what init_setup says (Checker)
+                    setup = ast.If(options=[ast.Sequence(steps=[s]) for s in head.body.steps])
                     return ast.replace(body, steps=[setup] + body.steps[1:])
                 return body
             case ast.Proctype():

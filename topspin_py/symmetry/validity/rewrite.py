@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import operator
 import re
-from typing import TYPE_CHECKING, assert_never
+from typing import TYPE_CHECKING, assert_never, cast
 
 from ...promela import ast
 from ...promela.constants import constant_value
@@ -51,7 +51,7 @@ from ..kinds import (
     offset_of,
     variable_slot,
 )
-from .alpha import Alpha, Invalid, Rejection, Tokenizer
+from .alpha import Alpha, Invalid, Rejection, Token, Tokenizer
 from .facts import ModelFacts
 from .normal_form import SHORT_CIRCUIT
 
@@ -325,7 +325,7 @@ class Rewrite(ModelFacts):
         offset = offset_of(context)
         if offset and value + offset in self.pids:
             if isinstance(alpha, Tokenizer):
-                return ast.Const(value=alpha.pid(value + offset), pos=getattr(node, "pos", None))
+                return ast.Const(value=_token_value(alpha.pid(value + offset)), pos=getattr(node, "pos", None))
             image = alpha.pid(value + offset) - offset
         elif context == PID and value in self.pids:
             image = alpha.pid(value)
@@ -333,7 +333,7 @@ class Rewrite(ModelFacts):
             image = alpha.chan(value)
         elif (domain := domain_of(context)) is not None and value in self.domain_values[domain]:
             if isinstance(alpha, Tokenizer):
-                return ast.Const(value=alpha.value(domain, value), pos=getattr(node, "pos", None))
+                return ast.Const(value=_token_value(alpha.value(domain, value)), pos=getattr(node, "pos", None))
             image = alpha.value(domain, value)
         else:
             return node
@@ -502,7 +502,7 @@ class Rewrite(ModelFacts):
         if chan is None:
             return ref  # out of bounds: the same error for every image
         if isinstance(alpha, Tokenizer):
-            return ast.VarRef(name=alpha.chan(chan.id), pos=ref.pos)
+            return ast.VarRef(name=_token_name(alpha.chan(chan.id)), pos=ref.pos)
         image = alpha.chan(chan.id)
         if image == chan.id:
             return ref
@@ -645,6 +645,18 @@ class Rewrite(ModelFacts):
                 raise Invalid(Rejection(
                     f"'{print_expr(e)}' is {value_p} for pid {p} but {value_q} for pid {q}, "
                     f"which the permutation does not match", e.pos))
+
+
+# The Tokenizer's program holds a Token where a pid, a channel or a scalar value was: in a
+# constant's value, or as the name of a channel.  Only occurrence_regions and the normal forms
+# read that program, and they tell the Tokens apart with isinstance (normal_form.py); the
+# casts say where a Token stands in for an int or a name.
+def _token_value(token: Token) -> int:
+    return cast(int, token)
+
+
+def _token_name(token: Token) -> str:
+    return cast(str, token)
 
 
 def _same_items(new: list, old: list) -> bool:
