@@ -11,6 +11,7 @@ model where that gave a wrong "no errors").
 
 from __future__ import annotations
 
+import importlib
 import shutil
 import subprocess
 import sys
@@ -30,6 +31,10 @@ def inferences(monkeypatch) -> list[int]:
     it from: the ids of the models it was asked about."""
     calls: list[int] = []
     real = types_module.infer_types
+    # Every module that calls it is imported first: one imported later (detection is imported
+    # lazily) would bind the counter of the test that imported it, and keep it after that
+    # test's monkeypatch is undone.
+    importlib.import_module("topspin_py.symmetry.detect")
 
     def counted(model):
         calls.append(id(model))
