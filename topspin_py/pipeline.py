@@ -187,7 +187,7 @@ class PanBuild:
     desugared: Path | None        # where the desugared copy goes beside the model, if any
     spin_output: str
     spin_options: panflags.SpinOptions
-    pan_args: list[str]           # pan's arguments: the user's, and the -a/-l of the search
+    pan: panflags.PanOptions      # pan's arguments: the user's, and the -a/-l of the search
     defines: list[str]            # the user's, and those the search and the reduction need
     group: Group | None           # None: --strategy none
     strategy: str                 # "none": plain SPIN
@@ -200,6 +200,11 @@ class PanBuild:
     por_incompatible: tuple[str, ...] = ()
     por_turned_off: bool = False
     cache: BuildCache | None = None          # where builds are reused from (None: --no-cache)
+
+    @property
+    def pan_args(self) -> list[str]:
+        """pan's command line, word for word."""
+        return list(self.pan.args)
 
     @property
     def replay_args(self) -> list[str]:
@@ -218,7 +223,7 @@ class PanBuild:
         return words
 
 
-def prepare(loaded: Loaded, pan_args: list[str], workdir: Path, reporter: Reporter, *, strategy: str,
+def prepare(loaded: Loaded, pan: panflags.PanOptions, workdir: Path, reporter: Reporter, *, strategy: str,
             safety: bool = False, keep_por: bool = False, use_cache: bool = True) -> PanBuild:
     """spin -a in ``workdir``, the search the model asks for, the group and the strategy, and
     the flags for gcc, with verify's refusals."""
@@ -230,10 +235,10 @@ def prepare(loaded: Loaded, pan_args: list[str], workdir: Path, reporter: Report
     checked = loading.as_checked_by(loaded.model, workdir)   # does this pan reset dead locals?
     # What the model asks pan to check, as spin -run decides it: this needs spin's ltl
     # translations, and it decides which claim and labels constrain the symmetry.
-    choice = panflags.choose_search(pan_args, defines, accept_labels(checked, workdir), safety)
+    choice = panflags.choose_search(pan, defines, accept_labels(checked, workdir), safety)
     (note if choice.notable else detail)(choice.reason)
-    pan_args = list(choice.pan_args)
-    por_incompatible = spin_por_incompatibilities(tools, defines, pan_args, workdir)
+    pan = choice.pan
+    por_incompatible = spin_por_incompatibilities(tools, defines, pan, workdir)
     por_turned_off = False
     if por_incompatible and "NOREDUCE" not in {panflags.define_name(define) for define in defines}:
         if keep_por:
@@ -249,9 +254,9 @@ def prepare(loaded: Loaded, pan_args: list[str], workdir: Path, reporter: Report
     symmetry_notes: list[str] = []   # why the group is smaller than it looks (the summary)
     # Only the claim pan checks constrains the symmetry (-N name, -DNOCLAIM), and accept or
     # progress labels only a cycle search.
-    context = search_context(checked, defines, pan_args)
+    context = search_context(checked, defines, pan)
     if strategy != "none":
-        refuse_with_symmetry(pan_args, defines)
+        refuse_with_symmetry(pan, defines)
         stage("finding the symmetry", None)
         group, picked = symmetry(context, strategy)
         symmetry_notes = _symmetry_notes(group)
@@ -259,7 +264,7 @@ def prepare(loaded: Loaded, pan_args: list[str], workdir: Path, reporter: Report
             detail(f"symmetry: {reason}")
         chosen, strategy_reason = picked.name, picked.reason
         if strategy_warning := strategies.warning(chosen):
-            if strategies.exactness(chosen) == "approximate" and panflags.cycle_search(pan_args):
+            if strategies.exactness(chosen) == "approximate" and pan.cycle_search:
                 # A cycle search closes a cycle on a state it takes for one on its stack,
                 # which may be of another orbit.
                 strategy_warning += "; in this cycle search, a cycle it reports may not exist"
@@ -272,10 +277,10 @@ def prepare(loaded: Loaded, pan_args: list[str], workdir: Path, reporter: Report
             defines += needed
         if strategy == "enumerate" and group.order == 1:
             note("symmetry: the group is trivial; verifying without reduction")
-    compile_flags = _compile_flags(workdir, loaded, checked, defines, pan_args, chosen, reporter)
+    compile_flags = _compile_flags(workdir, loaded, checked, defines, pan, chosen, reporter)
     return PanBuild(model=model, tools=tools, context=context, source=source,
                     desugared=desugared, spin_output=spin_output, spin_options=spin_options,
-                    pan_args=pan_args, defines=defines, group=group, strategy=chosen,
+                    pan=pan, defines=defines, group=group, strategy=chosen,
                     strategy_reason=strategy_reason, symmetry_notes=symmetry_notes,
                     compile_flags=compile_flags, claims_from_file=loaded.claims_from_file,
                     por_incompatible=tuple(por_incompatible), por_turned_off=por_turned_off,
@@ -292,13 +297,13 @@ def _symmetry_notes(group: Group) -> list[str]:
                               for reason, cycles in left_out.items())]
 
 
-def _compile_flags(workdir: Path, loaded: Loaded, checked: Model, defines: list[str], pan_args: list[str],
+def _compile_flags(workdir: Path, loaded: Loaded, checked: Model, defines: list[str], pan: panflags.PanOptions,
                    strategy: str, reporter: Reporter) -> list[str]:
     """The -D flags for gcc (pan.flags.choose_compile_flags), and the refusals they lead to."""
     detail = reporter.detail
     pan_sources = {path.name: path.read_text(errors="replace") for path in workdir.glob("pan.[chbmpt]")}
     compile_flags = panflags.choose_compile_flags(
-        defines, pan_args, panflags.pan_h_declares_claim(pan_sources["pan.h"]),
+        defines, pan, panflags.pan_h_declares_claim(pan_sources["pan.h"]),
         panflags.pan_option_names(pan_sources.values()))
     refuse_printing_with_several_processes(defines, checked)
     detail(compile_flags.safety_reason)
@@ -350,7 +355,7 @@ def search(pan_build: PanBuild, binary: Path, workdir: Path, reporter: Reporter,
            partial_on_interrupt: bool = False) -> Search:
     """pan under the depth-limit policy (pan/search.py), its report checked as the run meant:
     the workers' trails it names, the claim it checked, the canonicaliser compiled in."""
-    result = run_search(binary, pan_build.pan_args, workdir, pan_build.source,
+    result = run_search(binary, pan_build.pan, workdir, pan_build.source,
                         pan_build.desugared or pan_build.model, reporter, defines=defines,
                         max_depth_limit=max_depth_limit, on_progress=on_progress,
                         partial_on_interrupt=partial_on_interrupt)

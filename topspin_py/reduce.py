@@ -8,7 +8,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from topspin_py import strategies
 from topspin_py.codegen.registry import STRATEGIES
@@ -75,18 +75,20 @@ def defines_the_reduction_needs(model: Model, defines: list[str]) -> list[str]:
     return ["NOCOMP"]
 
 
-def search_context(model: Model, defines: list[str], pan_args: list[str] | None = None) -> Model:
+def search_context(model: Model, defines: list[str],
+                   pan: panflags.PanOptions | Sequence[str] | None = None) -> Model:
     """The model as the search sees it, the one reading every later stage uses: only the claim
     pan checks (-N name, -DNOCLAIM), states inside atomic sequences under -DBFS, and no accept
-    or progress labels unless pan looks for cycles.  ``pan_args`` None: pan runs later, with
+    or progress labels unless pan looks for cycles.  ``pan`` None: pan runs later, with
     arguments we do not know (generate, patch), so every claim and a cycle search are kept."""
-    claim = (panflags.claim_in_force(defines, pan_args) if pan_args is not None
+    options = None if pan is None else panflags.PanOptions.of(pan)
+    claim = (panflags.claim_in_force(defines, options) if options is not None
              else NO_CLAIM if any(define_name(d) == "NOCLAIM" for d in defines) else ANY_CLAIM)
     require_claim(model, claim)
     searched = model.keeping_claim(claim)
     if breadth_first(defines):
         searched = searched.for_breadth_first_search()
-    if pan_args is not None and not panflags.cycle_search(pan_args):
+    if options is not None and not options.cycle_search:
         searched = searched.for_safety_search()
     return searched
 

@@ -130,10 +130,10 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
     started = time.monotonic() if options.started is None else options.started
     reporter = Reporter.of(options)
     note = reporter.note
-    loaded, pan_args = _read(model_path, options, reporter)
+    loaded, pan = _read(model_path, options, reporter)
     model = loaded.path
     with _work_directory(options.keep_dir) as workdir:
-        build = _prepare(loaded, pan_args, workdir, options, reporter)
+        build = _prepare(loaded, pan, workdir, options, reporter)
         group, strategy = build.group, build.strategy
         binary, flags = pipeline.build(build, workdir, reporter, optimisation=options.optimisation)
         search = pipeline.search(build, binary, workdir, reporter, defines=options.defines,
@@ -143,7 +143,7 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
         # cycle in it is unrolled)
         first_trail = workdir / search.report.trail_files[0] if search.report.trail_files else None
         shortest = (trail_depth(first_trail) if first_trail is not None and first_trail.is_file()
-                    and panflags.iterative(search.args) else None)
+                    and search.pan.iterative else None)
         lassos: list[lasso.Lasso] = []
         # (a run whose trails are not kept, --compare's or --cross-check's second, skips it)
         if (strategy != "none" and search.report.cycle_search and search.report.errors
@@ -233,17 +233,18 @@ def prepare(model_path: str | Path, options: VerifyOptions, workdir: Path,
     pipeline.prepare (spin -a, the search, the group and the strategy, the flags for gcc, with
     verify's refusals).  ``pipeline.build`` then makes a pan of it (swarm: several)."""
     reporter = reporter or Reporter.of(options)
-    loaded, pan_args = _read(model_path, options, reporter)
-    return _prepare(loaded, pan_args, workdir, options, reporter)
+    loaded, pan = _read(model_path, options, reporter)
+    return _prepare(loaded, pan, workdir, options, reporter)
 
 
-def _prepare(loaded: pipeline.Loaded, pan_args: list[str], workdir: Path, options: VerifyOptions,
+def _prepare(loaded: pipeline.Loaded, pan: panflags.PanOptions, workdir: Path, options: VerifyOptions,
              reporter: Reporter) -> pipeline.PanBuild:
-    return pipeline.prepare(loaded, pan_args, workdir, reporter, strategy=options.strategy,
+    return pipeline.prepare(loaded, pan, workdir, reporter, strategy=options.strategy,
                             safety=options.safety, keep_por=options.keep_por, use_cache=options.use_cache)
 
 
-def _read(model_path: str | Path, options: VerifyOptions, reporter: Reporter) -> tuple[pipeline.Loaded, list[str]]:
+def _read(model_path: str | Path, options: VerifyOptions,
+          reporter: Reporter) -> tuple[pipeline.Loaded, panflags.PanOptions]:
     """Check the options and read the model, before any work directory is made."""
     note = reporter.note
     if options.strategy not in strategies.choices():
@@ -259,15 +260,15 @@ def _read(model_path: str | Path, options: VerifyOptions, reporter: Reporter) ->
     defines = [panflags.parse_define(define) for define in options.defines]
     if options.cross_check:
         _refuse_cross_check(options)
-    pan_args = list(options.pan_args)
-    if (replay := panflags.replay_arg(pan_args)) is not None:
+    pan = panflags.PanOptions.parse(options.pan_args)   # pan's arguments, read once
+    if (replay := pan.replay) is not None:
         # A replay runs the model's statements, whose printing (-DPRINTF, c_code) may imitate
         # a report, and ends without pan's own: nothing to read a verdict from.
         raise UsageError(f"pan {replay} replays a trail instead of searching: verify runs searches",
                          hint="replay is spin's job: spin -t -p model.pml (spin -k FILE for another trail)")
-    panflags.check_pan_args(pan_args, defines)
+    panflags.check_pan_args(pan, defines)
     spin_options = panflags.parse_spin_args(options.spin_args)
-    for define, why in panflags.defines_pan_args_need(defines, pan_args):
+    for define, why in panflags.defines_pan_args_need(defines, pan):
         note(f"compiling with -D{define}: {why}")
         defines.append(define)
     refuse_a_claim_pan_would_not_check(spin_options, defines)
@@ -276,7 +277,7 @@ def _read(model_path: str | Path, options: VerifyOptions, reporter: Reporter) ->
     for warning in tools.warnings:
         note(warning)
     reporter.stage("reading the model", None)
-    return pipeline.load(tools, model, defines, spin_options, check_defines=True), pan_args
+    return pipeline.load(tools, model, defines, spin_options, check_defines=True), pan
 
 
 def _unroll_lassos(binary: Path, search: Search, workdir: Path, group: Group, flags: list[str],
@@ -401,7 +402,7 @@ def _result(model: Path, strategy: str, search: Search, trails: list[str], repla
         states_visited=_optional_int(report.states_visited), counts_exact=report.counts_exact,
         state_vector_bytes=report.state_vector_bytes or 0,
         hash_conflicts=_optional_int(report.hash_conflicts),
-        depth_limit=panflags.depth_limit(search.args), pan_args=list(search.args),
+        depth_limit=search.pan.depth_limit, pan_args=list(search.args),
         compile_flags=list(compile_flags), defines=list(defines), spin_version=spin_version,
         wall_s=round(wall_s, 3), unreached=list(report.unreached), pan_output=search.output,
         warnings=list(report.warnings), interrupted=search.interrupted,

@@ -183,7 +183,7 @@ def _outcome(end: Finished, source: Path, model: Path) -> tuple[JobOutcome, PanR
     report = parse_pan_output(output)
     # the trails pan wrote: the worker sends the files it found beside pan (pan/trails.py)
     report.trail_files = [name for name in report.trail_files if name in payload["trails"]
-                          and trails.is_pan_trail_name(name, source.name, trails.trail_suffix(list(job.pan_args)))]
+                          and trails.is_pan_trail_name(name, source.name, trails.trail_suffix(job.pan_args))]
     stopped_before_report = (payload["returncode"] or 0) != 0 and not payload["interrupted"]
     if not report.has_summary or stopped_before_report:
         # pan exits with status 0 after its report: after any other end, the report-like text
