@@ -1,12 +1,14 @@
-"""The symmetry stages between `spin -a` and gcc, shared by verify, generate and patch:
-read the layout from pan.h, generate the canonicaliser, splice it into pan.c."""
+"""The symmetry's decisions and text, for the stages pipeline.py assembles: the search context
+(which claim and labels constrain the group), the group of a context, auto's strategy, the
+defines a reduction needs, and the canonicaliser's C and header (the layout read from pan.h,
+the code generated).  pipeline.canonicalise writes them and splices them into pan.c."""
 
 from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from topspin_py import strategies
 from topspin_py.codegen.registry import STRATEGIES
@@ -14,9 +16,8 @@ from topspin_py.errors import UsageError
 from topspin_py.layout.statevector import read_layout
 from topspin_py.pan import flags as panflags
 from topspin_py.pan.flags import breadth_first, define_name
-from topspin_py.pan.loading import load_model_checked
 from topspin_py.pan.own_build import GENERATED_BY_US
-from topspin_py.pan.splice import SYM_MACRO, SplicedPan, check_pan_p, splice_file
+from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.promela.claim_in_force import ANY_CLAIM, FIRST_CLAIM, NO_CLAIM
 from topspin_py.promela.model import Model
 from topspin_py.resources import template_environment
@@ -74,18 +75,20 @@ def defines_the_reduction_needs(model: Model, defines: list[str]) -> list[str]:
     return ["NOCOMP"]
 
 
-def search_context(model: Model, defines: list[str], pan_args: list[str] | None = None) -> Model:
+def search_context(model: Model, defines: list[str],
+                   pan: panflags.PanOptions | Sequence[str] | None = None) -> Model:
     """The model as the search sees it, the one reading every later stage uses: only the claim
     pan checks (-N name, -DNOCLAIM), states inside atomic sequences under -DBFS, and no accept
-    or progress labels unless pan looks for cycles.  ``pan_args`` None: pan runs later, with
+    or progress labels unless pan looks for cycles.  ``pan`` None: pan runs later, with
     arguments we do not know (generate, patch), so every claim and a cycle search are kept."""
-    claim = (panflags.claim_in_force(defines, pan_args) if pan_args is not None
+    options = None if pan is None else panflags.PanOptions.of(pan)
+    claim = (panflags.claim_in_force(defines, options) if options is not None
              else NO_CLAIM if any(define_name(d) == "NOCLAIM" for d in defines) else ANY_CLAIM)
     require_claim(model, claim)
     searched = model.keeping_claim(claim)
     if breadth_first(defines):
         searched = searched.for_breadth_first_search()
-    if pan_args is not None and not panflags.cycle_search(pan_args):
+    if options is not None and not options.cycle_search:
         searched = searched.for_safety_search()
     return searched
 
@@ -113,39 +116,12 @@ def find_symmetry(context: Model) -> Group:
     return acting_on_states(detect(context))
 
 
-def plan(model_path: Path, defines: list[str], requested: str,
-         model: Model | None = None) -> tuple[Group, StrategyChoice]:
-    """Load (unless ``model`` is given: patch's model with the claims pan.c holds) and analyse
-    a model for generate/patch: its group (with the model as every claim's search sees it) and
-    strategy (with auto's reason).  A trivial group leaves nothing to generate, which is said
-    plainly."""
-    if model is None:
-        model = load_model_checked(model_path, defines)
-    # The user runs pan, possibly with -N: every claim must stay valid, unless -DNOCLAIM.
-    group = find_symmetry(search_context(model, defines))
-    choice = strategy_choice(requested, group)
-    if choice.name == "none":
-        raise UsageError(f"{model_path}: the symmetry group is trivial, there is nothing to generate",
-                         hint="`topspin-py detect MODEL` says why")
-    return group, choice
-
-
-def reduce_in(workdir: Path, group: Group, strategy: str, flags: list[str], reason: str | None = None) -> SplicedPan:
-    """Write the canonicaliser for ``group`` beside the pan.c in ``workdir`` and splice it in.
-    ``flags`` are the -D flags pan will be compiled with (they shape pan.h's structs);
-    ``reason`` is why auto chose ``strategy``, for the header."""
-    write_canonicaliser(workdir, group, strategy, flags, GENERATED_C, reason)
-    (workdir / GENERATED_H).write_text(_header(group, strategy, flags, reason))
-    if (workdir / "pan.p").is_file():   # -DBFS_PAR's workers: wrapped where pan.c includes it
-        check_pan_p((workdir / "pan.p").read_text(encoding="latin-1"))
-    return splice_file(workdir / "pan.c", GENERATED_C)
-
-
 def write_canonicaliser(workdir: Path, group: Group, strategy: str, flags: list[str], name: str,
                         reason: str | None = None) -> Path:
     """The canonicaliser for ``group`` as ``workdir/name``, for the pan.c (spin's, spliced or
-    not) and pan.h in ``workdir``; ``flags`` as for :func:`reduce_in`.  The layout is read
-    with the group's own model and types, as the validity check read them.  A spliced pan.c
+    not) and pan.h in ``workdir``; ``flags`` are the -D flags pan will be compiled with (they
+    shape pan.h's structs).  The layout is read with the group's own model and types, as the
+    validity check read them.  A spliced pan.c
     compiled with ``-DTOPSPIN_SYM_FILE="name"`` uses it instead of its own (pan/lasso.py)."""
     from topspin_py.codegen.render import render_canonicaliser
 
@@ -187,8 +163,9 @@ def _c_comment(group: Group, strategy: str, reason: str | None) -> str:
         part="warning", generated_by=GENERATED_BY_US, notes=_strategy_lines(group, strategy, reason))
 
 
-def _header(group: Group, strategy: str, flags: list[str], reason: str | None = None) -> str:
-    """topspin_sym.h (templates/topspin_sym.h.j2)."""
+def header(group: Group, strategy: str, flags: list[str], reason: str | None = None) -> str:
+    """topspin_sym.h (templates/topspin_sym.h.j2): what the canonicaliser is, for users who
+    build pan themselves."""
     return template_environment().get_template("topspin_sym.h.j2").render(
         generated_by=GENERATED_BY_US, notes=_strategy_lines(group, strategy, reason),
         generators=[group.cycles(a) for a in group.generators],

@@ -121,7 +121,7 @@ class SymmetryCheck:
 
 
 def check_symmetry(build, workdir: Path, budget: int, optimisation: str, ran, note) -> SymmetryCheck:
-    """Run the check for the verify ``build`` (verify.PanBuild, its pan.c spliced in
+    """Run the check for the verify ``build`` (pipeline.PanBuild, its pan.c spliced in
     ``workdir``), and say what it found (module docstring)."""
     from topspin_py.reduce import GENERATED_C, write_canonicaliser
 

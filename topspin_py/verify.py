@@ -4,8 +4,10 @@
               -> symmetry detection (for the claim and labels that search checks)
               -> flags -> layout, codegen, splice -> gcc -> pan (rerun on depth limit) -> Result
 
-The stages up to gcc are ``prepare`` (-> ``PanBuild``) and ``compile_build``, which swarm uses
-to build several variants of one pan (topspin_py/swarm/build.py).
+The stages themselves are pipeline.py's (load, spin -a, the symmetry, the canonicaliser,
+gcc, pan); verify checks its options, runs them, and makes the ``Result``.  ``prepare`` is
+verify's stages up to gcc (-> ``pipeline.PanBuild``), which swarm uses to build several
+variants of one pan (topspin_py/swarm/build.py).
 
 Policies decided here (each documented where it is applied):
 
@@ -61,55 +63,26 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import re
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
-from topspin_py import strategies, symcheck
-from topspin_py.codegen.registry import STRATEGIES as CANONICALISERS
+from topspin_py import pipeline, strategies, symcheck
 from topspin_py.errors import UsageError
 from topspin_py.pan import flags as panflags
-from topspin_py.pan import lasso, loading, toolchain
+from topspin_py.pan import lasso, toolchain
 from topspin_py.pan.build_cache import BuildCache
-from topspin_py.pan.claims import accept_labels
-from topspin_py.pan.claims import claims_from_file as claims_from_file_of
 from topspin_py.pan.output import PanReport
 from topspin_py.pan.progress import Progress
-from topspin_py.pan.refusals import (
-    check_claim_checked,
-    check_reduction_on,
-    por_switched,
-    refuse_a_claim_pan_would_not_check,
-    refuse_printing_with_several_processes,
-    refuse_with_symmetry,
-    spin_por_incompatibilities,
-)
-from topspin_py.pan.search import Search, run_search
+from topspin_py.pan.refusals import por_switched, refuse_a_claim_pan_would_not_check
+from topspin_py.pan.search import Search
 from topspin_py.pan.splice import SYM_MACRO
-from topspin_py.pan.trails import (
-    SavedTrails,
-    desugared_copy,
-    in_current_directory,
-    note_worker_trails,
-    save_trails,
-    trail_depth,
-)
-from topspin_py.promela.model import Model
-from topspin_py.promela.preprocess import macros_used
-from topspin_py.reduce import (
-    GENERATED_C,
-    defines_the_reduction_needs,
-    find_symmetry,
-    reduce_in,
-    search_context,
-    strategy_choice,
-    write_canonicaliser,
-)
+from topspin_py.pan.trails import SavedTrails, save_trails, trail_depth
+from topspin_py.reduce import write_canonicaliser
 from topspin_py.reporting import Reporter
-from topspin_py.result import PlainRun, PorRun, Result, por_off_note
+from topspin_py.result import PlainRun, PorRun, Result
 
 if TYPE_CHECKING:   # (detection is imported where a reduction is made: reduce.py)
     from topspin_py.symmetry.detect import Group
@@ -151,90 +124,26 @@ class VerifyOptions:
                                          # and imports); None: when verify is called
 
 
-@dataclass
-class _Request:
-    """A verification asked for, checked and read before any work directory exists."""
-
-    model: Path
-    defines: list[str]
-    pan_args: list[str]
-    spin_options: panflags.SpinOptions
-    tools: toolchain.Toolchain
-    loaded: Model        # the model as the symmetry detection reads it (with -f's or -N's claim)
-    as_written: Model    # the model as spin is given it (without that claim, which spin adds)
-    claims_from_file: tuple[str, ...] = ()   # pan's names of the claims spin's -N FILE adds
-    defines_used: frozenset[str] = frozenset()   # the names of the defines the program uses
-
-
-@dataclass
-class PanBuild:
-    """What the pipeline decided before gcc, for one model and its options: spin -a's pan.* in
-    the work directory, the search pan runs, the group and strategy, and the -D flags for gcc.
-    verify compiles one pan from it; swarm compiles several variants (compile_build)."""
-
-    model: Path                   # the model as the user gave it
-    tools: toolchain.Toolchain
-    # The model as this pan checks it, one search context: its dead-local resets, the claim
-    # pan checks (the others left out), accept and progress labels only for a cycle search
-    # (reduce.search_context).  Detection read it; the group carries it and its types on.
-    context: Model
-    source: Path                  # what spin -a was given (the model, or its desugared program)
-    desugared: Path | None        # where the desugared copy goes beside the model, if any
-    spin_output: str
-    spin_options: panflags.SpinOptions
-    pan_args: list[str]           # pan's arguments: the user's, and the -a/-l of the search
-    defines: list[str]            # the user's, and those the search and the reduction need
-    group: Group | None           # None: --strategy none
-    strategy: str                 # "none": plain SPIN
-    strategy_reason: str | None   # why auto chose it, or why none was used
-    symmetry_notes: list[str]     # why the group is smaller than it looks (the summary)
-    compile_flags: list[str]      # the -D flags for gcc, without the reduction's own
-    claims_from_file: tuple[str, ...] = ()   # pan's names of the claims of spin's -N FILE
-    # SPIN's own words that its partial order reduction is not compatible with the model
-    # (flags.por_incompatibilities), and whether verify added -DNOREDUCE for them.
-    por_incompatible: tuple[str, ...] = ()
-    por_turned_off: bool = False
-    cache: BuildCache | None = None          # where builds are reused from (None: --no-cache)
-
-    @property
-    def replay_args(self) -> list[str]:
-        """spin -t needs what shapes the model and its claim, not -oN (ignored in simulations).
-        spin -t -N FILE includes FILE from MODEL.nvr, which it writes beside the model: FILE is
-        named as the user gave it when the model is in the current directory, else by its
-        absolute path (replay_command names the model so too)."""
-        words = [f"-D{define}" for define in self.defines]
-        shown = iter(self.spin_options.shown)
-        for word in shown:
-            if word == "-N":
-                given = next(shown)
-                words += ["-N", given if in_current_directory(self.model) else str(self.spin_options.claim_file)]
-            elif not re.fullmatch(r"-o\d", word):
-                words.append(word)
-        return words
-
-
 def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Result:
     """Verify a Promela model with SPIN; raises TopspinError for anything that is not a verdict."""
     options = options or VerifyOptions()
     started = time.monotonic() if options.started is None else options.started
     reporter = Reporter.of(options)
     note = reporter.note
-    request = _read(model_path, options, reporter)
-    model = request.model
+    loaded, pan = _read(model_path, options, reporter)
+    model = loaded.path
     with _work_directory(options.keep_dir) as workdir:
-        build = _translate(request, workdir, options, reporter)
+        build = _prepare(loaded, pan, workdir, options, reporter)
         group, strategy = build.group, build.strategy
-        binary, flags = compile_build(build, workdir, reporter, optimisation=options.optimisation)
-        search = run_search(binary, build.pan_args, workdir, build.source, build.desugared or model, reporter,
-                            defines=options.defines, max_depth_limit=options.max_depth_limit,
-                            on_progress=options.on_progress, partial_on_interrupt=options.partial_on_interrupt)
-        note_worker_trails(search.report, build.defines, note)
-        check_report(build, search.report)
+        binary, flags = pipeline.build(build, workdir, reporter, optimisation=options.optimisation)
+        search = pipeline.search(build, binary, workdir, reporter, defines=options.defines,
+                                 max_depth_limit=options.max_depth_limit, on_progress=options.on_progress,
+                                 partial_on_interrupt=options.partial_on_interrupt)
         # pan -i/-I: the depth of the shortest error, from its trail as pan wrote it (before a
         # cycle in it is unrolled)
         first_trail = workdir / search.report.trail_files[0] if search.report.trail_files else None
         shortest = (trail_depth(first_trail) if first_trail is not None and first_trail.is_file()
-                    and panflags.iterative(search.args) else None)
+                    and search.pan.iterative else None)
         lassos: list[lasso.Lasso] = []
         # (a run whose trails are not kept, --compare's or --cross-check's second, skips it)
         if (strategy != "none" and search.report.cycle_search and search.report.errors
@@ -319,42 +228,23 @@ def verify(model_path: str | Path, options: VerifyOptions | None = None) -> Resu
 
 
 def prepare(model_path: str | Path, options: VerifyOptions, workdir: Path,
-            reporter: Reporter | None = None) -> PanBuild:
-    """verify's stages up to gcc, in ``workdir``: check the options, read the model, spin -a,
-    choose the search, detect the group and the strategy, choose the flags for gcc (with
-    verify's refusals).  ``compile_build`` then makes a pan of it (swarm: several)."""
+            reporter: Reporter | None = None) -> pipeline.PanBuild:
+    """verify's stages up to gcc, in ``workdir``: check the options, read the model, then
+    pipeline.prepare (spin -a, the search, the group and the strategy, the flags for gcc, with
+    verify's refusals).  ``pipeline.build`` then makes a pan of it (swarm: several)."""
     reporter = reporter or Reporter.of(options)
-    return _translate(_read(model_path, options, reporter), workdir, options, reporter)
+    loaded, pan = _read(model_path, options, reporter)
+    return _prepare(loaded, pan, workdir, options, reporter)
 
 
-def compile_build(build: PanBuild, workdir: Path, reporter: Reporter, extra_flags: tuple[str, ...] = (),
-                  optimisation: str = panflags.DEFAULT_OPTIMISATION) -> tuple[Path, list[str]]:
-    """Splice the canonicaliser into the pan.c in ``workdir`` (unless the strategy is none) and
-    compile it with the build's flags and ``extra_flags`` (-D flags that change how pan searches,
-    not what it stores: swarm's -DT_RAND ...).  Returns the binary and every -D flag it had."""
-    flags = [*build.compile_flags, *extra_flags]
-    if build.strategy != "none":
-        assert build.group is not None  # a strategy other than none is only chosen for a group
-        reduce_in(workdir, build.group, build.strategy, flags, build.strategy_reason)
-        flags.append("-D" + SYM_MACRO)
-        reporter.detail(f"symmetry: group of order {build.group.order}, strategy {build.strategy} "
-                        f"({CANONICALISERS[build.strategy].exactness}), canonicaliser in {GENERATED_C}"
-                        + (f"; auto chose it: {build.strategy_reason}" if build.strategy_reason else ""))
-    reporter.ran(toolchain.compile_command(build.tools, flags, optimisation))
-    reporter.stage(f"gcc {optimisation}: compiling pan.c", None)
-    return toolchain.compile_pan(build.tools, flags, workdir, optimisation, on_warning=reporter.compile_warning,
-                                 cache=build.cache, on_cache=reporter.cache_event), flags
+def _prepare(loaded: pipeline.Loaded, pan: panflags.PanOptions, workdir: Path, options: VerifyOptions,
+             reporter: Reporter) -> pipeline.PanBuild:
+    return pipeline.prepare(loaded, pan, workdir, reporter, strategy=options.strategy,
+                            safety=options.safety, keep_por=options.keep_por, use_cache=options.use_cache)
 
 
-def check_report(build: PanBuild, report: PanReport) -> None:
-    """A reduced pan must have checked a claim the symmetry respects, with the canonicaliser
-    compiled in, as its report says; else the run was not the one meant (ToolchainError)."""
-    if build.strategy != "none":
-        check_claim_checked(report, build.context)
-        check_reduction_on(report, build.group)
-
-
-def _read(model_path: str | Path, options: VerifyOptions, reporter: Reporter) -> _Request:
+def _read(model_path: str | Path, options: VerifyOptions,
+          reporter: Reporter) -> tuple[pipeline.Loaded, panflags.PanOptions]:
     """Check the options and read the model, before any work directory is made."""
     note = reporter.note
     if options.strategy not in strategies.choices():
@@ -370,15 +260,15 @@ def _read(model_path: str | Path, options: VerifyOptions, reporter: Reporter) ->
     defines = [panflags.parse_define(define) for define in options.defines]
     if options.cross_check:
         _refuse_cross_check(options)
-    pan_args = list(options.pan_args)
-    if (replay := panflags.replay_arg(pan_args)) is not None:
+    pan = panflags.PanOptions.parse(options.pan_args)   # pan's arguments, read once
+    if (replay := pan.replay) is not None:
         # A replay runs the model's statements, whose printing (-DPRINTF, c_code) may imitate
         # a report, and ends without pan's own: nothing to read a verdict from.
         raise UsageError(f"pan {replay} replays a trail instead of searching: verify runs searches",
                          hint="replay is spin's job: spin -t -p model.pml (spin -k FILE for another trail)")
-    panflags.check_pan_args(pan_args, defines)
+    panflags.check_pan_args(pan, defines)
     spin_options = panflags.parse_spin_args(options.spin_args)
-    for define, why in panflags.defines_pan_args_need(defines, pan_args):
+    for define, why in panflags.defines_pan_args_need(defines, pan):
         note(f"compiling with -D{define}: {why}")
         defines.append(define)
     refuse_a_claim_pan_would_not_check(spin_options, defines)
@@ -387,125 +277,7 @@ def _read(model_path: str | Path, options: VerifyOptions, reporter: Reporter) ->
     for warning in tools.warnings:
         note(warning)
     reporter.stage("reading the model", None)
-    loaded, as_written, claim_text = loading.models_for_spin(tools, model, defines, spin_options)
-    claim_file = spin_options.claim_file
-    claims_from_file = claims_from_file_of(loaded, claim_file) if claim_file is not None else ()
-    used = _defines_used(model, defines, spin_options.cpp_flags, claim_text, claim_file)
-    return _Request(model, defines, pan_args, spin_options, tools, loaded, as_written, claims_from_file, used)
-
-
-def _defines_used(model: Path, defines: list[str], cpp_flags: tuple[str, ...], claim_text: str | None,
-                  claim_file: Path | None) -> frozenset[str]:
-    """The names of ``defines`` that the program spin reads uses (the model, and the claim of
-    -f or -N FILE, which spin preprocesses with it): a -D that neither it nor pan uses would be
-    dropped without a word (_translate refuses it)."""
-    if not defines:
-        return frozenset()
-    with tempfile.TemporaryDirectory(prefix="topspin-macros-") as name:
-        program = (model if claim_text is None and claim_file is None
-                   else loading.claim_wrapper(model, Path(name), claim_text, claim_file))
-        used = macros_used(program, defines, cpp_flags)
-    return frozenset(panflags.define_name(define) for define in defines) & used
-
-
-def _translate(request: _Request, workdir: Path, options: VerifyOptions, reporter: Reporter) -> PanBuild:
-    """spin -a in ``workdir``, the search the model asks for, the group and the strategy, and
-    the flags for gcc."""
-    note, detail, stage = reporter.note, reporter.detail, reporter.stage
-    model, tools, spin_options = request.model, request.tools, request.spin_options
-    defines = list(request.defines)
-    # A model that uses the ref/public extension: spin reads its desugared program.
-    source = toolchain.spin_source(model, request.as_written, workdir)
-    desugared = desugared_copy(model) if source != model else None
-    claim_file = spin_options.claim_file
-    reporter.ran(toolchain.spin_command(tools, source, defines, claim_file, spin_options.args))
-    stage("spin -a: translating the model into pan.c", None)
-    spin_output = toolchain.generate_pan(tools, source, str(model) if desugared is None else str(source),
-                                         defines, workdir, claim_file, spin_options.args)
-    loaded = loading.as_checked_by(request.loaded, workdir)   # does this pan reset dead locals?
-    # What the model asks pan to check, as spin -run decides it: this needs spin's ltl
-    # translations, and it decides which claim and labels constrain the symmetry.
-    choice = panflags.choose_search(request.pan_args, defines, accept_labels(loaded, workdir), options.safety)
-    (note if choice.notable else detail)(choice.reason)
-    pan_args = list(choice.pan_args)
-    por_incompatible = spin_por_incompatibilities(tools, defines, pan_args, workdir)
-    por_turned_off = False
-    if por_incompatible and "NOREDUCE" not in {panflags.define_name(define) for define in defines}:
-        if options.keep_por:
-            note("partial order reduction kept on for the comparison, although SPIN says it is not "
-                 "compatible with this model: " + "; ".join(por_incompatible))
-        else:
-            # "no errors" must mean no errors: SPIN's reduction would miss them here.
-            note(por_off_note(por_incompatible))
-            defines.append("NOREDUCE")
-            por_turned_off = True
-    group = None
-    strategy = "none"
-    strategy_reason: str | None = None   # why auto chose it, or why none was used
-    symmetry_notes: list[str] = []   # why the group is smaller than it looks (the summary)
-    context = search_context(loaded, defines, pan_args)
-    if options.strategy != "none":
-        refuse_with_symmetry(pan_args, defines)
-        stage("finding the symmetry", None)
-        # Only the claim pan checks constrains the symmetry (-N name, -DNOCLAIM), and
-        # accept or progress labels only a cycle search.
-        group = find_symmetry(context)
-        symmetry_notes += group.reasons
-        # One line per reason, with every permutation it rules out.
-        left_out: dict[str, list[str]] = {}
-        for alpha, rejection in (*group.rejected, *group.left_out):
-            left_out.setdefault(str(rejection), []).append(group.cycles(alpha))
-        symmetry_notes += [f"not permuted {', '.join(cycles)}: {reason}"
-                           for reason, cycles in left_out.items()]
-        for reason in symmetry_notes:   # the summary shows them too: stderr with --verbose
-            detail(f"symmetry: {reason}")
-        picked = strategy_choice(options.strategy, group)
-        strategy, strategy_reason = picked.name, picked.reason
-        if strategy_warning := strategies.warning(strategy):
-            if strategies.exactness(strategy) == "approximate" and panflags.cycle_search(pan_args):
-                # A cycle search closes a cycle on a state it takes for one on its stack,
-                # which may be of another orbit.
-                strategy_warning += "; in this cycle search, a cycle it reports may not exist"
-            note(f"warning: {strategy_warning}")
-        if strategy != "none":
-            needed = defines_the_reduction_needs(context, defines)
-            for define in needed:
-                note(f"symmetry: compiling with -D{define}: the model receives into _pid, and pan "
-                     "must keep _pid in the states it stores")
-            defines += needed
-        if options.strategy == "enumerate" and group.order == 1:
-            note("symmetry: the group is trivial; verifying without reduction")
-
-    pan_sources = {path.name: path.read_text(errors="replace") for path in workdir.glob("pan.[chbmpt]")}
-    compile_flags = panflags.choose_compile_flags(
-        defines, pan_args, panflags.pan_h_declares_claim(pan_sources["pan.h"]),
-        panflags.pan_option_names(pan_sources.values()))
-    refuse_printing_with_several_processes(defines, loaded)
-    detail(compile_flags.safety_reason)
-    unused = [define for define in compile_flags.model_only
-              if panflags.define_name(define) not in request.defines_used]
-    if unused:
-        raise UsageError(f"{' '.join('-D' + define for define in unused)}: neither the model nor pan uses "
-                         f"{'this name' if len(unused) == 1 else 'these names'}, so "
-                         f"{'it' if len(unused) == 1 else 'they'} would change nothing",
-                         hint="check the spelling: pan's options are the names pan.c tests (-DNOREDUCE, "
-                              "-DSAFETY, -DBITSTATE, -DCOLLAPSE, ...), a macro for the model is one it uses")
-    if compile_flags.model_only:
-        detail("for the model only (pan's sources do not test them): "
-               + " ".join(f"-D{define}" for define in compile_flags.model_only))
-    if strategy != "none" and "-DBFS_PAR" in compile_flags.flags and "-DSAFETY" not in compile_flags.flags:
-        # (the splice refuses it too, at compile time)
-        raise UsageError("-DBFS_PAR without -DSAFETY is not supported with symmetry reduction: "
-                         "its bounded cycle search keeps a pointer to the hash-table entry of "
-                         "its target state in the state vector, where a canonical form puts "
-                         "another state's", hint="add -DSAFETY (a safety search), or use --strategy none")
-    return PanBuild(model=model, tools=tools, context=context, source=source,
-                    desugared=desugared, spin_output=spin_output, spin_options=spin_options,
-                    pan_args=pan_args, defines=defines, group=group, strategy=strategy,
-                    strategy_reason=strategy_reason, symmetry_notes=symmetry_notes,
-                    compile_flags=list(compile_flags.flags), claims_from_file=request.claims_from_file,
-                    por_incompatible=tuple(por_incompatible), por_turned_off=por_turned_off,
-                    cache=BuildCache.default() if options.use_cache else None)
+    return pipeline.load(tools, model, defines, spin_options, check_defines=True), pan
 
 
 def _unroll_lassos(binary: Path, search: Search, workdir: Path, group: Group, flags: list[str],
@@ -577,7 +349,7 @@ _SEARCH_KINDS = {None: "safety", "acceptance": "acceptance cycles, -a",
                  "non-progress": "non-progress cycles, -l"}
 
 
-def _claim_description(claim: str | None, build: PanBuild) -> str | None:
+def _claim_description(claim: str | None, build: pipeline.PanBuild) -> str | None:
     """The claim pan reports it checked, for the user: ``ltl p1``, ``never claim never_0``,
     ``never claim never_0 (spin -N claim.pml)``."""
     if claim is None:
@@ -630,7 +402,7 @@ def _result(model: Path, strategy: str, search: Search, trails: list[str], repla
         states_visited=_optional_int(report.states_visited), counts_exact=report.counts_exact,
         state_vector_bytes=report.state_vector_bytes or 0,
         hash_conflicts=_optional_int(report.hash_conflicts),
-        depth_limit=panflags.depth_limit(search.args), pan_args=list(search.args),
+        depth_limit=search.pan.depth_limit, pan_args=list(search.args),
         compile_flags=list(compile_flags), defines=list(defines), spin_version=spin_version,
         wall_s=round(wall_s, 3), unreached=list(report.unreached), pan_output=search.output,
         warnings=list(report.warnings), interrupted=search.interrupted,

@@ -38,9 +38,10 @@ STAGES: list[tuple[str, ...]] = [
     ("topspin_py.codegen",),
     # spin, the splice, gcc, pan and its report
     ("topspin_py.pan",),
-    # the pipeline assembled: a reduction planned and written, results, strategies' labels
+    # the pipeline assembled: its stages once (pipeline), the symmetry's decisions and text
+    # (reduce), results, strategies' labels
     ("topspin_py.strategies", "topspin_py.result", "topspin_py.spin_style", "topspin_py.reduce",
-     "topspin_py.symcheck"),
+     "topspin_py.pipeline", "topspin_py.symcheck"),
     # the commands' engines
     ("topspin_py.verify", "topspin_py.regress"),
     ("topspin_py.swarm",),

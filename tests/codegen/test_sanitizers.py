@@ -1,7 +1,7 @@
 """The reduced pan under AddressSanitizer and UndefinedBehaviorSanitizer, with run-time checks.
 
 For each model and every registered strategy, the product's own pipeline (``spin -a``,
-``reduce.reduce_in``: layout, generated canonicaliser, splice) writes the reduced pan.c; it is
+``pipeline.canonicalise``: layout, generated canonicaliser, splice) writes the reduced pan.c; it is
 built twice from the same files:
 
 * as ``topspin-py verify`` builds it (``toolchain.compile_pan``: gcc -O1 <flags> -DTOPSPIN_SYM);
@@ -32,8 +32,8 @@ from topspin_py.codegen.render import STRATEGIES, CodegenError
 from topspin_py.pan import flags as panflags
 from topspin_py.pan import toolchain
 from topspin_py.pan.splice import CHECK_MACRO, SYM_MACRO
+from topspin_py.pipeline import canonicalise
 from topspin_py.promela.model import load_model
-from topspin_py.reduce import reduce_in
 from topspin_py.symmetry.detect import detect
 
 SAFETY = ("SAFETY", "NOREDUCE")
@@ -92,7 +92,7 @@ def test_reduced_pan_is_clean_under_sanitizers(request, tmp_path, case, strategy
         list(SAFETY), PAN_ARGS, panflags.pan_h_declares_claim(sources["pan.h"]),
         panflags.pan_option_names(sources.values())).flags)
     try:
-        reduce_in(workdir, group, strategy, flags)
+        canonicalise(workdir, group, strategy, flags)
     except CodegenError as error:
         # A strategy made for products of full symmetric groups on blocks refuses the others.
         assert STRATEGIES[strategy].symmetric_trees_only, error

@@ -345,12 +345,12 @@ def test_compare_with_verdicts_that_differ_exits_2(tmp_path, monkeypatch, capsys
     # spin, gcc and both pan runs are real.  The never claim breaks at x == 1, which P:1 sets.
     from sympy.combinatorics import Permutation, PermutationGroup
 
-    import topspin_py.verify as verify_module
+    import topspin_py.pipeline as pipeline_module
     from topspin_py.cli import main
 
     (tmp_path / "m.pml").write_text("byte x = 255;\nactive [3] proctype P() { end: do :: x = _pid od }\n"
                                     "never { do :: x == 1 -> break :: else od }\n")
-    real_find_symmetry = verify_module.find_symmetry
+    real_find_symmetry = pipeline_module.find_symmetry
 
     def whole_s3(context):
         group = real_find_symmetry(context)
@@ -359,7 +359,7 @@ def test_compare_with_verdicts_that_differ_exits_2(tmp_path, monkeypatch, capsys
         swap[pids[0]], swap[pids[1]] = pids[1], pids[0]
         rotate[pids[0]], rotate[pids[1]], rotate[pids[2]] = pids[1], pids[2], pids[0]
         return dataclasses.replace(group, perm_group=PermutationGroup([Permutation(swap), Permutation(rotate)]))
-    monkeypatch.setattr(verify_module, "find_symmetry", whole_s3)
+    monkeypatch.setattr(pipeline_module, "find_symmetry", whole_s3)
     status = main(["verify", "--compare", "--quiet", str(tmp_path / "m.pml")])
     out, err = capsys.readouterr()
     assert status == 2, out + err

@@ -462,10 +462,10 @@ def _with_a_wrong_group(monkeypatch, generators_by_pid: list[list[int]]) -> None
     the way to get a real reduced run that misses an error, whatever the analysis does."""
     from sympy.combinatorics import Permutation, PermutationGroup
 
-    import topspin_py.verify as verify_module
+    import topspin_py.pipeline as pipeline_module
     from topspin_py.symmetry.kinds import pid_point
 
-    real_find_symmetry = verify_module.find_symmetry
+    real_find_symmetry = pipeline_module.find_symmetry
 
     def wrong(context):
         group = real_find_symmetry(context)
@@ -477,7 +477,7 @@ def _with_a_wrong_group(monkeypatch, generators_by_pid: list[list[int]]) -> None
                 image[index[pid_point(a)]] = index[pid_point(b)]
             perms.append(Permutation(image))
         return dataclasses.replace(group, perm_group=PermutationGroup(perms))
-    monkeypatch.setattr(verify_module, "find_symmetry", wrong)
+    monkeypatch.setattr(pipeline_module, "find_symmetry", wrong)
 
 
 def test_compare_reports_a_reduction_that_misses_an_error(tmp_path, monkeypatch):

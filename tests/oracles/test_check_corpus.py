@@ -22,7 +22,7 @@ import pytest
 from conftest import CORPUS, REPO, corpus_files
 
 from topspin_py import symcheck
-from topspin_py.reduce import reduce_in
+from topspin_py.pipeline import canonicalise
 from topspin_py.verify import VerifyOptions, prepare
 
 BUDGET = int(os.environ.get("TOPSPIN_CHECK_BUDGET", "5000"))
@@ -50,7 +50,7 @@ def check(path: Path, workdir: Path, defines: tuple[str, ...] = ("SAFETY",)) -> 
     if build.strategy == "none":
         return None
     assert build.group is not None
-    reduce_in(workdir, build.group, build.strategy, list(build.compile_flags), build.strategy_reason)
+    canonicalise(workdir, build.group, build.strategy, list(build.compile_flags), build.strategy_reason)
     return symcheck.check_symmetry(build, workdir, BUDGET, "-O0", ran=lambda command: None, note=lambda text: None)
 
 

@@ -481,9 +481,9 @@ def test_several_processes_are_refused_for_a_model_that_can_print(tmp_path):
 
 def test_pans_replay_arguments():
     # a replay runs the model's statements (printing what it prints) and ends without a report
-    from topspin_py.pan.flags import replay_arg
+    from topspin_py.pan.flags import PanOptions
 
     for args in (["-r"], ["-r2"], ["-m100", "-r", "m.pml.trail"], ["-C"], ["-g"], ["-S"], ["-P"], ["-P2"]):
-        assert replay_arg(args) == next(arg for arg in args if arg != "-m100"), args
+        assert PanOptions.parse(args).replay == next(arg for arg in args if arg != "-m100"), args
     for args in ([], ["-rhash"], ["-P0"], ["-P1"], ["-c0", "-e", "-m100", "-a"]):
-        assert replay_arg(args) is None, args
+        assert PanOptions.parse(args).replay is None, args

@@ -61,7 +61,7 @@ from transitions import TransitionGraph, explore_transitions
 
 from topspin_py.codegen.render import STRATEGIES, CodegenError
 from topspin_py.codegen.trees import symmetric_trees
-from topspin_py.pan.flags import cycle_search
+from topspin_py.pan.flags import PanOptions
 from topspin_py.pan.splice import SYM_MACRO
 from topspin_py.reduce import search_context
 from topspin_py.result import Result
@@ -114,7 +114,7 @@ def run(path: Path, strategy: str, defines: Sequence[str], pan_args: Sequence[st
     time and gcc -O0 compiles it about twice as fast."""
     return verify(path, VerifyOptions(strategy=strategy, defines=tuple(defines),
                                       pan_args=tuple(pan_args), save_trails=False,
-                                      safety=not cycle_search(pan_args), optimisation=optimisation,
+                                      safety=not PanOptions.parse(pan_args).cycle_search, optimisation=optimisation,
                                       on_note=None if notes is None else notes.append))
 
 

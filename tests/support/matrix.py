@@ -60,7 +60,7 @@ from statespace import count_orbits, explore
 
 from topspin_py.codegen.render import STRATEGIES, CodegenError
 from topspin_py.errors import ToolchainError, UsageError
-from topspin_py.pan.flags import cycle_search
+from topspin_py.pan.flags import PanOptions
 from topspin_py.result import Result
 from topspin_py.verify import VerifyOptions, verify
 
@@ -83,7 +83,7 @@ class MatrixModel:
 
     @property
     def cycles(self) -> bool:
-        return cycle_search(self.pan)
+        return PanOptions.parse(self.pan).cycle_search
 
 
 @dataclass

@@ -52,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
     from topspin_py.pan import inputs, loading, own_build, toolchain
     from topspin_py.pan.flags import parse_define, parse_spin_args
     from topspin_py.pan.splice import SYM_MACRO
-    from topspin_py.reduce import GENERATED_C, GENERATED_H, defines_the_reduction_needs, plan, reduce_in
+    from topspin_py.pipeline import canonicalise, load, own_build_symmetry, spin_a
+    from topspin_py.reduce import GENERATED_C, GENERATED_H, defines_the_reduction_needs
 
     out: Path = args.output
     model_path = Path(args.model)
@@ -61,23 +62,21 @@ def run(args: argparse.Namespace) -> int:
     tools = toolchain.find_toolchain()
     # The symmetry of the pan spin writes for the model (whether it resets dead locals),
     # found before anything is written to the output directory.
-    loaded, given, _ = loading.models_for_spin(tools, model_path, defines, spin_options)
-    model = loading.check_with_spin(model_path, defines, loaded, spin_options.args, given)
+    loaded = load(tools, model_path, defines, spin_options)
+    model = loading.check_with_spin(model_path, defines, loaded.model, spin_options.args, loaded.as_written)
     assert model is not None   # (check_with_spin returns the model it is given, as spin checks it)
-    group, choice = plan(model_path, defines, args.strategy, model=model)
+    group, choice = own_build_symmetry(model_path, model, defines, args.strategy)
     recorded = inputs.read_record(out)
     now = inputs.spin_inputs(model_path, defines, spin_options, tools.spin_version)
     own_build.prepare_generate_dir(out, args.force, (GENERATED_C, GENERATED_H))
     # A model that uses the ref/public extension: spin reads its desugared program.
-    source = toolchain.spin_source(model_path, given, out)
-    toolchain.generate_pan(tools, source, str(model_path) if source == model_path else str(source),
-                           defines, out, spin_args=spin_options.args)
+    source, _ = spin_a(loaded, out, claim_file=None)
     own_build.keep_spin_pan_c(out)
     for_gcc, model_only = own_build.build_defines(
         defines, own_build.pan_sources(out, (out / "pan.c").read_text(encoding="latin-1")))
     needed = defines_the_reduction_needs(model, defines)
     flags = [f"-D{define}" for define in (*for_gcc, *needed)]
-    reduce_in(out, group, choice.name, flags, choice.reason)
+    canonicalise(out, group, choice.name, flags, choice.reason)
     own_build.record_generate_dir(out, inputs.GenerateRecord(now, choice.name, __version__))
     if recorded is not None:
         changes = now.changes_since(recorded.inputs)

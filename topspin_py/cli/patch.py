@@ -57,7 +57,8 @@ def run(args: argparse.Namespace) -> int:
     from topspin_py.pan.provenance import prove
     from topspin_py.pan.spin_output import SPIN_OUTPUTS
     from topspin_py.pan.splice import SYM_MACRO
-    from topspin_py.reduce import GENERATED_C, GENERATED_H, defines_the_reduction_needs, plan, reduce_in
+    from topspin_py.pipeline import canonicalise, own_build_symmetry
+    from topspin_py.reduce import GENERATED_C, GENERATED_H, defines_the_reduction_needs
 
     pan_c: Path = args.pan_c
     backup = own_build.backup_of(pan_c)
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"checked: {', '.join(SPIN_OUTPUTS)} are what `{proven.command}` writes "
           "(file names and line numbers aside)")
     model = proven.model
-    group, choice = plan(args.model, defines, args.strategy, model=model)
+    group, choice = own_build_symmetry(args.model, model, defines, args.strategy)
     needed = defines_the_reduction_needs(model, defines)
     for_gcc, model_only = own_build.build_defines(
         defines, own_build.pan_sources(pan_c.parent, start.original))
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{pan_c} is new from spin -a: it replaces the older {backup.name}")
     own_build.write_patch_sources(pan_c, start)
     flags = [f"-D{define}" for define in (*for_gcc, *needed)]
-    reduce_in(pan_c.parent, group, choice.name, flags, choice.reason)
+    canonicalise(pan_c.parent, group, choice.name, flags, choice.reason)
     print(f"patched {pan_c} (original in {backup}); group order {group.order}, strategy {described(choice)}")
     warn_about(choice.name)
     if note := own_build.model_only_note(model_only):

@@ -27,6 +27,7 @@ we leave it out and say so with --verbose.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,27 +94,26 @@ class CompileFlags:
     model_only: tuple[str, ...] = ()   # user defines pan does not know: given to spin only
 
 
-def choose_compile_flags(defines: tuple[str, ...] | list[str], pan_args: tuple[str, ...] | list[str],
+def choose_compile_flags(defines: tuple[str, ...] | list[str], pan: PanOptions | Sequence[str],
                          model_has_claim: bool, pan_options: set[str]) -> CompileFlags:
     """The gcc -D flags: the user's pan options (see the module doc), plus -DSAFETY by the rule."""
     for_pan = tuple(define for define in defines if define_name(define) in pan_options)
     model_only = tuple(define for define in defines if define_name(define) not in pan_options)
     user_flags = tuple(f"-D{define}" for define in for_pan)
-    added, reason = _safety_decision({define_name(define) for define in for_pan}, pan_args,
+    added, reason = _safety_decision({define_name(define) for define in for_pan}, PanOptions.of(pan),
                                      model_has_claim)
     return CompileFlags(("-DSAFETY",) * added + user_flags, added, reason, model_only)
 
 
-def _safety_decision(names: set[str], pan_args, model_has_claim: bool) -> tuple[bool, str]:
-    cycle_args = [arg for arg in pan_args if arg.startswith(_CYCLE_SEARCH_ARGS)]
+def _safety_decision(names: set[str], pan: PanOptions, model_has_claim: bool) -> tuple[bool, str]:
     if "SAFETY" in names:
         return False, "-DSAFETY given by the user"
     if "NP" in names:
         return False, "not adding -DSAFETY: -DNP adds the non-progress claim"
     if model_has_claim and "NOCLAIM" not in names:
         return False, "not adding -DSAFETY: the model has a never claim or ltl formula"
-    if cycle_args:
-        return False, f"not adding -DSAFETY: pan argument {cycle_args[0]} asks for a cycle search"
+    if pan.cycle_word is not None:
+        return False, f"not adding -DSAFETY: pan argument {pan.cycle_word} asks for a cycle search"
     return True, "added -DSAFETY: no claim and no cycle search (-a/-l/-f)"
 
 
@@ -146,6 +146,127 @@ def approximate_storage(compile_flags) -> str | None:
     return None
 
 
+# ------------------------------------------------------------------------------ pan's options
+
+@dataclass(frozen=True)
+class PanOptions:
+    """pan's run-time arguments, read once into what the later stages ask of them.
+
+    ``args`` stays word for word as given: it is pan's command line.  The other fields say what
+    pan makes of those words (pan's main() reads the letter after the dash); they are read
+    from ``args`` by ``parse`` and nowhere else.  ``check_pan_args`` refuses the words pan
+    would read otherwise than verify, before any of them is acted on."""
+
+    args: tuple[str, ...] = ()
+    acceptance: bool = False             # -a: a search for acceptance cycles
+    non_progress: bool = False           # -l: a search for non-progress cycles (needs -DNP)
+    cycle_asked: str | None = None       # the first -a or -l, as given
+    cycle_word: str | None = None        # the first word pan reads as -a, -l or -f (-aN too)
+    fairness: bool = False               # -f: weak fairness
+    fairness_word: str | None = None     # the first word pan reads as -f
+    claim: str | None = None             # -N NAME or -NNAME: the claim's name; ANY_CLAIM for
+                                         # -N<number> (pan's own numbering); None: no -N
+    depth_limit_given: int | None = None   # the last -mN: the user's depth limit
+    depth_limit_is_an_error: bool = False  # -b: reaching the depth limit is an error
+    error_count: str | None = None       # the digits of the last -cN: stop at the Nth error (0: never)
+    every_error: bool = False            # -e: a trail for every error
+    shortest: bool = False               # -i: iterative shortening (needs -DREACH to find the shortest)
+    iterative: bool = False              # -i or -I: pan rewrites one trail, shorter each time
+    replay: str | None = None            # the first word that makes pan replay a trail, not search
+    permuted: str | None = None          # the first word that needs -DPERMUTED
+    trail_suffix: str | None = None      # the last -tSUF: pan names its trails .SUF
+
+    @classmethod
+    def parse(cls, words: Sequence[str]) -> PanOptions:
+        """What pan makes of ``words``, its arguments."""
+        args = tuple(words)
+        found: dict[str, object] = {}
+        for position, arg in enumerate(args):
+            if arg == "-a":
+                found["acceptance"] = True
+            if arg == "-l":
+                found["non_progress"] = True
+            if arg in ("-a", "-l"):
+                found.setdefault("cycle_asked", arg)
+            if arg.startswith(_CYCLE_SEARCH_ARGS):
+                found.setdefault("cycle_word", arg)
+            if arg == "-f":
+                found["fairness"] = True
+            if arg.startswith("-f"):
+                found.setdefault("fairness_word", arg)
+            if arg.startswith("-N") and "claim" not in found:
+                rest = arg[2:]
+                if rest[:1].isdigit():
+                    found["claim"] = ANY_CLAIM
+                elif rest:
+                    found["claim"] = rest
+                elif position + 1 < len(args) and not args[position + 1].startswith("-"):
+                    found["claim"] = args[position + 1]
+            if arg.startswith("-m") and arg[2:].isdigit():
+                found["depth_limit_given"] = int(arg[2:])
+            if arg == "-b":
+                found["depth_limit_is_an_error"] = True
+            if arg.startswith("-c") and arg[2:].isdigit():
+                found["error_count"] = arg[2:]
+            if arg == "-e":
+                found["every_error"] = True
+            if arg == "-i":
+                found["shortest"] = True
+            if arg in ("-i", "-I"):
+                found["iterative"] = True
+            if ((arg.startswith("-r") and not arg.startswith("-rhash")) or arg[:2] in ("-C", "-g", "-S")
+                    or (arg.startswith("-P") and arg not in ("-P0", "-P1"))):
+                found.setdefault("replay", arg)
+            if arg.startswith(_NEED_PERMUTED):
+                found.setdefault("permuted", arg)
+            if arg.startswith("-t") and len(arg) > 2 and not arg.startswith("-t_reverse"):
+                found["trail_suffix"] = arg[2:]
+        return cls(args, **found)   # type: ignore[arg-type]
+
+    @classmethod
+    def of(cls, pan: PanOptions | Sequence[str]) -> PanOptions:
+        """``pan`` itself, or its words read (for callers that hold the words alone: tests)."""
+        return pan if isinstance(pan, PanOptions) else cls.parse(pan)
+
+    @property
+    def cycle_search(self) -> bool:
+        """Whether pan looks for acceptance (-a) or non-progress (-l) cycles."""
+        return self.acceptance or self.non_progress
+
+    @property
+    def depth_limit(self) -> int:
+        """The depth limit pan will use: the last -mN, else pan's default."""
+        return DEFAULT_DEPTH_LIMIT if self.depth_limit_given is None else self.depth_limit_given
+
+    @property
+    def stops_at_first_error(self) -> bool:
+        """Whether pan stops at its first error (pan's default, -c1)."""
+        return ((self.error_count is None or int(self.error_count) == 1)
+                and not (self.every_error or self.iterative))
+
+    def adding(self, arg: str) -> PanOptions:
+        """These arguments and ``arg`` after them."""
+        return PanOptions.parse((*self.args, arg))
+
+    def with_depth_limit(self, limit: int) -> PanOptions:
+        """The same arguments with the depth limit set to ``limit``."""
+        return PanOptions.parse([arg for arg in self.args if not (arg.startswith("-m") and arg[2:].isdigit())]
+                                + [f"-m{limit}"])
+
+    def stopping_at_first_error(self) -> PanOptions:
+        """The same arguments without the ones that make pan go on past an error (-e, -i, -I,
+        -cN with N other than 1)."""
+        return PanOptions.parse([arg for arg in self.args if not _goes_on_past_errors(arg)])
+
+
+# pan goes on searching past an error under these: -e (every error), -i/-I (iterative
+# shortening), -cN with N other than 1 (-c0: no limit).
+def _goes_on_past_errors(arg: str) -> bool:
+    if arg in ("-e", "-i", "-I"):
+        return True
+    return arg.startswith("-c") and arg[2:].isdigit() and int(arg[2:]) != 1
+
+
 # pan reads its run-time options in main() (pangen1.h) by the letter after '-'.  These it reads
 # by the letter alone: "-abc" is -a to pan.  verify reads the words whole (-a asks for a cycle
 # search, -i for -DREACH, -e goes on past errors, ...), so a longer word would mean one thing to
@@ -158,13 +279,15 @@ _NUMBER_AFTER = frozenset("cmwkQuMGLz")
 _WORKER_ONLY = frozenset("BUWZ")
 
 
-def check_pan_args(pan_args, defines) -> None:
+def check_pan_args(pan: PanOptions, defines) -> None:
     """Refuse pan arguments that pan would ignore, or read otherwise than verify reads them, each
     with the way to write it: no argument is dropped without a word.  (pan's own "invalid option
-    ... ignored" messages, for what this does not foresee, become warnings: pan/output.py.)"""
+    ... ignored" messages, for what this does not foresee, become warnings: pan/output.py.)
+    This reads the words themselves, in order, as pan's main() does: it checks what the
+    fields of PanOptions take for granted."""
     names = {define_name(define): define for define in defines}
     cores = _define_value(names.get("NCORE"), default=1)
-    args = list(pan_args)
+    args = list(pan.args)
     claims = 0
     position = 0
     while position < len(args):
@@ -239,41 +362,19 @@ def _atoi(text: str) -> int:
     return int(digits) if digits else 0
 
 
-def claim_in_force(defines, pan_args) -> str:
+def claim_in_force(defines, pan: PanOptions | Sequence[str]) -> str:
     """The claim pan will check: NO_CLAIM under -DNOCLAIM; the ltl name given by `-N name` or
     `-Nname`; ANY_CLAIM for `-N<number>` (left to pan's own numbering, so every claim must
     stay valid); otherwise FIRST_CLAIM, pan's default."""
     if any(define_name(d) == "NOCLAIM" for d in defines):
         return NO_CLAIM
-    args = list(pan_args)
-    for i, arg in enumerate(args):
-        if not arg.startswith("-N"):
-            continue
-        rest = arg[2:]
-        if rest[:1].isdigit():
-            return ANY_CLAIM
-        if rest:
-            return rest
-        if i + 1 < len(args) and not args[i + 1].startswith("-"):
-            return args[i + 1]
-    return FIRST_CLAIM
+    claim = PanOptions.of(pan).claim
+    return FIRST_CLAIM if claim is None else claim
 
 
 def breadth_first(defines) -> bool:
     """Whether pan searches breadth first: -DBFS, or -DBFS_PAR (whose pan.h defines BFS)."""
     return any(define_name(d.removeprefix("-D")) in ("BFS", "BFS_PAR") for d in defines)
-
-
-def replay_arg(pan_args) -> str | None:
-    """The first pan argument that makes pan replay a trail instead of searching (pan.c's
-    main(): -r, -rN, -r FILE but not -rhash; -C, -g, -S; -P other than -P0 and -P1), or None.
-    pan reads only the letter after the dash."""
-    for arg in pan_args:
-        if arg.startswith("-r") and not arg.startswith("-rhash"):
-            return arg
-        if arg[:2] in ("-C", "-g", "-S") or (arg.startswith("-P") and arg not in ("-P0", "-P1")):
-            return arg
-    return None
 
 
 def several_processes(defines) -> bool:
@@ -285,23 +386,18 @@ def several_processes(defines) -> bool:
     return False
 
 
-def cycle_search(pan_args) -> bool:
-    """Whether pan looks for acceptance (-a) or non-progress (-l) cycles."""
-    return any(arg in ("-a", "-l") for arg in pan_args)
-
-
 @dataclass(frozen=True)
 class SearchChoice:
     """The pan arguments of the search the model asks for, and why."""
 
-    pan_args: tuple[str, ...]    # the user's, plus the -a or -l we added
+    pan: PanOptions              # the user's arguments, plus the -a or -l we added
     added: str | None            # "-a", "-l" or None
     reason: str                  # what was added and why, or why nothing was
     notable: bool = False        # a note for the user (else --verbose): a flag added, or
                                  # accept labels left unchecked by a define
 
 
-def choose_search(pan_args, defines, accept_labels: list[str], safety_only: bool) -> SearchChoice:
+def choose_search(pan: PanOptions, defines, accept_labels: list[str], safety_only: bool) -> SearchChoice:
     """Search for what the model asks for, with spin -run's defaults (main.c, final_fiddle):
 
     * the user's -a or -l decides (and so does ``safety_only``: ``verify --safety``);
@@ -312,10 +408,9 @@ def choose_search(pan_args, defines, accept_labels: list[str], safety_only: bool
 
     spin -run adds -DSAFETY when it adds neither; we keep our own -DSAFETY rule
     (choose_compile_flags), which gives the same verdicts and counts."""
-    args = tuple(pan_args)
     names = {define_name(define) for define in defines}
-    given = next((arg for arg in args if arg in ("-a", "-l")), None)
-    if "SAFETY" in names and (given or any(arg.startswith("-f") for arg in args)):
+    given = pan.cycle_asked
+    if "SAFETY" in names and (given or pan.fairness_word is not None):
         raise UsageError(f"pan compiled with -DSAFETY has no cycle search, which {given or '-f'} asks for",
                          hint="drop -DSAFETY, or the pan argument")
     if "NP" in names and given == "-a":
@@ -330,75 +425,25 @@ def choose_search(pan_args, defines, accept_labels: list[str], safety_only: bool
             raise UsageError("--safety asks for a safety search, -DNP for non-progress cycles (pan's "
                              "non-progress claim, which a safety search would leave unchecked)",
                              hint="give one of them")
-        return SearchChoice(args, None, "safety search only (--safety)")
+        return SearchChoice(pan, None, "safety search only (--safety)")
     if given:
-        return SearchChoice(args, None, f"cycle search as asked (pan {given})")
+        return SearchChoice(pan, None, f"cycle search as asked (pan {given})")
     if "NP" in names:
-        return SearchChoice(args + ("-l",), "-l",
+        return SearchChoice(pan.adding("-l"), "-l",
                             "pan -l: -DNP adds the non-progress claim, which is checked for "
                             "non-progress cycles (as spin -run does)", notable=True)
     if not accept_labels:
-        return SearchChoice(args, None, "safety search: the model has no accept label")
+        return SearchChoice(pan, None, "safety search: the model has no accept label")
     labels = ", ".join(accept_labels[:3]) + (", ..." if len(accept_labels) > 3 else "")
     for name, why in (("SAFETY", "-DSAFETY"), ("BFS", "-DBFS: pan's breadth-first search has no cycle search"),
                       ("NOCLAIM", "-DNOCLAIM (spin -run does not add -a under it either)")):
         if name in names:
-            return SearchChoice(args, None, f"no search for acceptance cycles ({why}), although "
+            return SearchChoice(pan, None, f"no search for acceptance cycles ({why}), although "
                                             f"the model has accept labels: {labels}", notable=True)
-    return SearchChoice(args + ("-a",), "-a",
+    return SearchChoice(pan.adding("-a"), "-a",
                         f"pan -a: searching for acceptance cycles, as spin -run does, because the "
                         f"model has accept labels: {labels} (--safety for a safety search only)",
                         notable=True)
-
-
-def depth_limit(pan_args: tuple[str, ...] | list[str]) -> int:
-    """The depth limit pan will use: the last -mN, else pan's default."""
-    limit = DEFAULT_DEPTH_LIMIT
-    for arg in pan_args:
-        if arg.startswith("-m") and arg[2:].isdigit():
-            limit = int(arg[2:])
-    return limit
-
-
-def with_depth_limit(pan_args: tuple[str, ...] | list[str], limit: int) -> list[str]:
-    """The same pan arguments with the depth limit set to ``limit``."""
-    return [arg for arg in pan_args if not (arg.startswith("-m") and arg[2:].isdigit())] + [f"-m{limit}"]
-
-
-def depth_limit_is_an_error(pan_args: tuple[str, ...] | list[str]) -> bool:
-    """``-b``: the user asked pan to treat reaching the depth limit as an error."""
-    return "-b" in pan_args
-
-
-def explicit_depth_limit(pan_args: tuple[str, ...] | list[str]) -> int | None:
-    """The user's own -mN, if they gave one (then it is never changed: verify.py)."""
-    limits = [int(arg[2:]) for arg in pan_args if arg.startswith("-m") and arg[2:].isdigit()]
-    return limits[-1] if limits else None
-
-
-# pan goes on searching past an error under these: -e (every error), -i/-I (iterative
-# shortening), -cN with N other than 1 (-c0: no limit).
-def _goes_on_past_errors(arg: str) -> bool:
-    if arg in ("-e", "-i", "-I"):
-        return True
-    return arg.startswith("-c") and arg[2:].isdigit() and int(arg[2:]) != 1
-
-
-def stops_at_first_error(pan_args: tuple[str, ...] | list[str]) -> bool:
-    """Whether pan stops at its first error (pan's default, -c1)."""
-    counts = [arg for arg in pan_args if arg.startswith("-c") and arg[2:].isdigit()]
-    last_count_ok = not counts or int(counts[-1][2:]) == 1
-    return last_count_ok and not any(arg in ("-e", "-i", "-I") for arg in pan_args)
-
-
-def stopping_at_first_error(pan_args: tuple[str, ...] | list[str]) -> list[str]:
-    """The same pan arguments without the ones that make pan go on past an error."""
-    return [arg for arg in pan_args if not _goes_on_past_errors(arg)]
-
-
-def iterative(pan_args: tuple[str, ...] | list[str]) -> bool:
-    """-i or -I: pan shortens the error trail, rewriting the one trail file each time."""
-    return any(arg in ("-i", "-I") for arg in pan_args)
 
 
 # ------------------------------------------------------------------------------ spin's options
@@ -511,17 +556,16 @@ RUN_SHORTHANDS = {"-bfs": "BFS", "-bfspar": "BFS_PAR", "-bcs": "BCS", "-bitstate
 _NEED_PERMUTED = ("-p_permute", "-p_rotate", "-p_reverse", "-p_randrot", "-rhash")
 
 
-def defines_pan_args_need(defines: list[str], pan_args: list[str]) -> list[tuple[str, str]]:
+def defines_pan_args_need(defines: list[str], pan: PanOptions) -> list[tuple[str, str]]:
     """The defines spin -run adds for pan arguments (main.c, add_runtime): -l needs the
     non-progress claim (-DNP), -i the revisiting of states reached by a shorter path
     (-DREACH), without which -i does not find the shortest trail.  Returns (define, why)."""
     names = {define_name(define) for define in defines}
     needed = []
-    if "-l" in pan_args and "NP" not in names:
+    if pan.non_progress and "NP" not in names:
         needed.append(("NP", "pan -l searches for non-progress cycles, which needs -DNP (as spin -run adds it)"))
-    if "-i" in pan_args and "REACH" not in names:
+    if pan.shortest and "REACH" not in names:
         needed.append(("REACH", "pan -i shortens the trail; -DREACH lets it find the shortest (as spin -run adds it)"))
-    permuted = next((arg for arg in pan_args if arg.startswith(_NEED_PERMUTED)), None)
-    if permuted is not None and "PERMUTED" not in names:
-        needed.append(("PERMUTED", f"pan {permuted} needs it (as spin -run adds it)"))
+    if pan.permuted is not None and "PERMUTED" not in names:
+        needed.append(("PERMUTED", f"pan {pan.permuted} needs it (as spin -run adds it)"))
     return needed

@@ -16,7 +16,7 @@ from topspin_py.promela import ast
 from topspin_py.promela.model import Model
 
 
-def spin_por_incompatibilities(tools: toolchain.Toolchain, defines: list[str], pan_args: list[str],
+def spin_por_incompatibilities(tools: toolchain.Toolchain, defines: list[str], pan: panflags.PanOptions,
                                 workdir: Path) -> list[str]:
     """SPIN's own words, in the pan.c of ``workdir``, that its partial order reduction is not
     compatible with the model (flags.por_incompatibilities): the #warning and #error lines
@@ -26,7 +26,7 @@ def spin_por_incompatibilities(tools: toolchain.Toolchain, defines: list[str], p
     with_por = [define for define in defines if panflags.define_name(define) != "NOREDUCE"]
     sources = [path.read_text(errors="replace") for path in workdir.glob("pan.[chbmpt]")]
     pan_h = (workdir / "pan.h").read_text(errors="replace")
-    flags = panflags.choose_compile_flags(with_por, pan_args, panflags.pan_h_declares_claim(pan_h),
+    flags = panflags.choose_compile_flags(with_por, pan, panflags.pan_h_declares_claim(pan_h),
                                           panflags.pan_option_names(sources)).flags
     return panflags.por_incompatibilities(toolchain.preprocessor_diagnostics(tools, flags, workdir))
 
@@ -104,9 +104,9 @@ INTERNAL_HINT = ("this is a topspin-py bug: please report the model; --strategy 
                   "without symmetry reduction")
 
 
-def refuse_with_symmetry(pan_args: list[str], defines: list[str]) -> None:
+def refuse_with_symmetry(pan: panflags.PanOptions, defines: list[str]) -> None:
     """Options whose meaning a permutation of processes would change."""
-    if "-f" in pan_args:
+    if pan.fairness:
         raise UsageError("weak fairness (-f) counts steps per process slot, which symmetry "
                          "reduction permutes: the result would be unsound",
                          hint="use --strategy none with -f")
@@ -119,11 +119,11 @@ def refuse_with_symmetry(pan_args: list[str], defines: list[str]) -> None:
                              "process and channel in a vector of its own, and the canonicaliser "
                              "works on the one state vector pan otherwise keeps",
                              hint="use --strategy none")
-        if name == "BFS_PAR" and panflags.cycle_search(pan_args):
+        if name == "BFS_PAR" and pan.cycle_search:
             raise UsageError("-DBFS_PAR with a cycle search (-a, -l) is not supported with symmetry "
                              "reduction (only its safety search is, with -DSAFETY)",
                              hint="use --safety -DSAFETY, or --strategy none")
-        if name == "NCORE" and panflags.cycle_search(pan_args) and define.split("=", 1)[1:] not in ([], ["1"]):
+        if name == "NCORE" and pan.cycle_search and define.split("=", 1)[1:] not in ([], ["1"]):
             # pan's multi-core liveness search hands each accepting state to the next core,
             # whose nested search ends a cycle only on that very seed state (the first search's
             # stack is on another core); a reduced nested search may meet only a permutation of

@@ -13,7 +13,7 @@ import functools
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from topspin_py.errors import ToolchainError, UsageError
 from topspin_py.pan import flags as panflags
@@ -29,16 +29,22 @@ class Search:
 
     report: PanReport
     output: str
-    args: list[str]
+    pan: panflags.PanOptions        # pan's arguments in the run: the user's, with the policy's -m
     wall_s: float
     incomplete_reason: str | None   # None: the search is complete
     interrupted: bool = False       # Ctrl-C: the report holds pan's statistics so far
 
 
+    @property
+    def args(self) -> list[str]:
+        """pan's command line in the run."""
+        return list(self.pan.args)
+
+
 INTERRUPTED = "interrupted: the counts are pan's statistics when it stopped"
 
 
-def run_search(binary: Path, pan_args: list[str], workdir: Path, source: Path, shown: Path,
+def run_search(binary: Path, pan: panflags.PanOptions, workdir: Path, source: Path, shown: Path,
                reporter: Reporter, *, defines: list[str] | tuple[str, ...], max_depth_limit: int,
                on_progress: Callable[[Progress], None] | None = None,
                partial_on_interrupt: bool = False) -> Search:
@@ -52,7 +58,7 @@ def run_search(binary: Path, pan_args: list[str], workdir: Path, source: Path, s
     time: a run that may be thrown away is a probe with -b, which pan stops the moment it
     reaches the limit, so besides the first run only the reported one searches in full.
     ``partial_on_interrupt``: Ctrl-C returns pan's statistics so far, marked interrupted."""
-    def attempt(args: list[str], deeper_than_default: bool = False) -> tuple[Search, bool]:
+    def attempt(pan: panflags.PanOptions, deeper_than_default: bool = False) -> tuple[Search, bool]:
         """One run of pan; the second value: pan ran out of memory with a depth limit we
         raised (``deeper_than_default``), which is not an error: a smaller one may fit."""
         # a trail must come from the run we report (a multi-core pan's workers write
@@ -60,6 +66,7 @@ def run_search(binary: Path, pan_args: list[str], workdir: Path, source: Path, s
         for pattern in ("*.trail", "*.cpu*_trail", "*.rst", "*_rst"):
             for stale in workdir.glob(pattern):
                 stale.unlink()
+        args = list(pan.args)
         reporter.ran(["./pan", *args])
         watcher = ProgressWatcher(on_progress) if on_progress else None
         run = toolchain.run_pan(binary, args, workdir, watcher.feed if watcher else None,
@@ -67,22 +74,22 @@ def run_search(binary: Path, pan_args: list[str], workdir: Path, source: Path, s
         # pan names the model by the absolute path spin was given; show the user's path (for
         # a desugared model, that of the desugared copy the trails are replayed with).
         output = run.output.replace(str(source.resolve()), str(shown))
-        report = read_report(output, workdir, source.name, args)
+        report = read_report(output, workdir, source.name, pan)
         if run.interrupted:
             if not partial_on_interrupt or not report.has_summary:
                 raise KeyboardInterrupt   # (pan died before it could report: nothing to show)
             # (pan may have finished just before the signal: then its report is complete)
             reason = (INTERRUPTED if report.interrupted
-                      else incomplete_reason(report, args, "cap", max_depth_limit))
-            raise Interrupted(Search(report, output, args, run.wall_s, reason, interrupted=True))
+                      else incomplete_reason(report, pan, "cap", max_depth_limit))
+            raise Interrupted(Search(report, output, pan, run.wall_s, reason, interrupted=True))
         if report.out_of_memory and deeper_than_default:
-            return Search(report, output, args, run.wall_s, None), True
+            return Search(report, output, pan, run.wall_s, None), True
         raise_on_pan_failure(run.returncode, output, report, args)
         check_report_is_pans(report, defines)
-        return Search(report, output, args, run.wall_s, None), False
+        return Search(report, output, pan, run.wall_s, None), False
 
     try:
-        return depth_policy(attempt, pan_args, max_depth_limit, reporter.note)
+        return depth_policy(attempt, pan, max_depth_limit, reporter.note)
     except Interrupted as stopped:   # Ctrl-C: pan's statistics so far are the outcome
         return stopped.search
 
@@ -95,55 +102,53 @@ class Interrupted(Exception):
         self.search = search
 
 
-def depth_policy(attempt, pan_args: list[str], max_depth_limit: int, note) -> Search:
+def depth_policy(attempt, pan: panflags.PanOptions, max_depth_limit: int, note) -> Search:
     """The runs of pan the depth-limit policy asks for (run_search's doc), by ``attempt``."""
-    def reported(search: Search, reason: str | None, args: list[str] | None = None) -> Search:
-        return dataclasses.replace(search, args=search.args if args is None else args,
-                                   incomplete_reason=reason)
+    def reported(search: Search, reason: str | None, run: panflags.PanOptions | None = None) -> Search:
+        return dataclasses.replace(search, pan=search.pan if run is None else run, incomplete_reason=reason)
 
-    if panflags.explicit_depth_limit(pan_args) is not None or panflags.depth_limit_is_an_error(pan_args):
-        search, _ = attempt(list(pan_args))
-        return reported(search, incomplete_reason(search.report, pan_args, "yours"))
+    if pan.depth_limit_given is not None or pan.depth_limit_is_an_error:
+        search, _ = attempt(pan)
+        return reported(search, incomplete_reason(search.report, pan, "yours"))
     limit = panflags.DEFAULT_DEPTH_LIMIT
     cap = max(max_depth_limit, limit)
-    args = list(pan_args)   # pan's default limit: as spin -run runs it
-    first, _ = attempt(args)
+    run = pan   # pan's default limit: as spin -run runs it
+    first, _ = attempt(run)
     report = first.report
     if not report.depth_limit_hit or report.errors or limit >= cap:
-        return reported(first, incomplete_reason(report, args, "errors" if report.errors else "cap", cap))
+        return reported(first, incomplete_reason(report, run, "errors" if report.errors else "cap", cap))
     previous_limit, limit = limit, min(limit * 10, cap)
     note(f"pan: depth limit -m{previous_limit} too small (search incomplete, no error found); "
          f"rerunning with -m{limit}")
-    stops_at_first_error = panflags.stops_at_first_error(pan_args)
-    probe_base = panflags.stopping_at_first_error(pan_args)
+    probe_base = pan.stopping_at_first_error()
     while limit < cap:
-        args = panflags.with_depth_limit(probe_base, limit)
-        probe, out_of_memory = attempt(args + ["-b"], limit > previous_limit)
+        run = probe_base.with_depth_limit(limit)
+        probe, out_of_memory = attempt(run.adding("-b"), limit > previous_limit)
         if out_of_memory:
-            return _out_of_memory_fallback(attempt, first, pan_args, limit, previous_limit, cap)
+            return _out_of_memory_fallback(attempt, first, pan, limit, previous_limit, cap)
         if not _stopped_by_depth_limit(probe.report):
-            if stops_at_first_error:
+            if pan.stops_at_first_error:
                 # Done: -b made no difference to a run that never reached the limit, so this
                 # report is the one pan gives without it (or stopped at a real error).
-                return reported(probe, incomplete_reason(probe.report, args, "cap", cap), args)
+                return reported(probe, incomplete_reason(probe.report, run, "cap", cap), run)
             break
         previous_limit, limit = limit, min(limit * 10, cap)
         note(f"pan: depth limit -m{previous_limit} too small (search incomplete); rerunning with -m{limit}")
-    args = panflags.with_depth_limit(pan_args, limit)
-    search, out_of_memory = attempt(args, limit > previous_limit)
+    run = pan.with_depth_limit(limit)
+    search, out_of_memory = attempt(run, limit > previous_limit)
     if out_of_memory:
-        return _out_of_memory_fallback(attempt, first, pan_args, limit, previous_limit, cap)
+        return _out_of_memory_fallback(attempt, first, pan, limit, previous_limit, cap)
     why = "errors" if search.report.errors else "cap"
-    return reported(search, incomplete_reason(search.report, args, why, cap))
+    return reported(search, incomplete_reason(search.report, run, why, cap))
 
 
-def _out_of_memory_fallback(attempt, first: Search, pan_args: list[str], limit: int,
+def _out_of_memory_fallback(attempt, first: Search, pan: panflags.PanOptions, limit: int,
                             previous_limit: int, cap: int) -> Search:
     """The deeper stack did not fit: the search at the last limit that did, cut short by it,
     is the best answer we have (the first run's, when that was at it)."""
-    args = panflags.with_depth_limit(pan_args, previous_limit)
-    search = first if first.args == args else attempt(args)[0]
-    reason = incomplete_reason(search.report, args, "errors" if search.report.errors else "cap", cap)
+    run = pan.with_depth_limit(previous_limit)
+    search = first if first.args == list(run.args) else attempt(run)[0]
+    reason = incomplete_reason(search.report, run, "errors" if search.report.errors else "cap", cap)
     if search.report.depth_limit_hit:
         reason = (f"the depth limit -m{previous_limit} was too small, and pan ran out of memory "
                   f"with -m{limit}")
@@ -155,13 +160,13 @@ def _stopped_by_depth_limit(report: PanReport) -> bool:
     return report.depth_limit_hit and any("depth limit reached" in line for line in report.error_lines)
 
 
-def incomplete_reason(report: PanReport, args: list[str], limit_from: str,
+def incomplete_reason(report: PanReport, pan: panflags.PanOptions, limit_from: str,
                        cap: int | None = None) -> str | None:
     """Why the search is incomplete, in words the user can act on; None: it is complete.
     ``limit_from``: "yours" (-m or -b given), "cap" (grown as far as allowed), "errors" (not
     grown: pan had found errors, which a deeper run must not replace)."""
-    limit = panflags.depth_limit(args)
-    if report.depth_limit_hit and panflags.depth_limit_is_an_error(args):
+    limit = pan.depth_limit
+    if report.depth_limit_hit and pan.depth_limit_is_an_error:
         return f"pan reached the depth limit -m{limit}, an error under -b"
     if report.depth_limit_hit and limit_from == "yours":
         return f"the depth limit -m{limit} was too small (given with -m; a larger -mN searches deeper)"
@@ -173,9 +178,9 @@ def incomplete_reason(report: PanReport, args: list[str], limit_from: str,
                 f"pass a larger one with -mN")
     if report.time_limit_hit:
         return "pan's time limit (-Q) was reached"
-    counts = [arg for arg in args if arg.startswith("-c") and arg[2:].isdigit()]
-    if report.stopped_early and report.errors and counts and counts[-1] != "-c1":
-        return f"pan stopped at error {counts[-1][2:]} ({counts[-1]}; -c0 searches on past every error)"
+    count = pan.error_count
+    if report.stopped_early and report.errors and count is not None and count != "1":
+        return f"pan stopped at error {count} (-c{count}; -c0 searches on past every error)"
     if report.stopped_early and report.errors:
         return "pan stopped at the first error (-c0 searches on past errors)"
     if report.stopped_early:
@@ -214,13 +219,14 @@ def raise_on_pan_failure(returncode: int, output: str, report: PanReport, args: 
                               "(use --keep DIR to get the binary)")
 
 
-def read_report(output: str, workdir: Path, model_name: str, pan_args: list[str]) -> PanReport:
+def read_report(output: str, workdir: Path, model_name: str,
+                pan: panflags.PanOptions | Sequence[str]) -> PanReport:
     """pan's report (pan/output.py), its trails kept where they are pan's files in ``workdir``
     (pan/trails.py; ``model_name``: the base name of the model spin was given).  A multi-core
     pan whose worker met an error may stop before its first process prints the report: the
     trail it wrote is the evidence of the error, whose count is then unknown (one at least)."""
     report = parse_pan_output(output)
-    report.trail_files = trails.written(report, workdir, model_name, pan_args)
+    report.trail_files = trails.written(report, workdir, model_name, pan)
     if not report.has_summary and report.trail_files:
         report.errors = max(len(report.error_lines), 1)
         report.stopped_early = True

@@ -26,22 +26,21 @@ import re
 import shlex
 import shutil
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from topspin_py.pan import flags as panflags
+from topspin_py.pan.flags import PanOptions
 from topspin_py.pan.output import PanReport
 
 DEFAULT_SUFFIX = "trail"
 
 
-def trail_suffix(pan_args: list[str]) -> str:
+def trail_suffix(pan: PanOptions | Sequence[str]) -> str:
     """pan's trail suffix: the last -tSUFFIX (pan reads -t_reverse as another option)."""
-    suffix = DEFAULT_SUFFIX
-    for arg in pan_args:
-        if arg.startswith("-t") and len(arg) > 2 and not arg.startswith("-t_reverse"):
-            suffix = arg[2:]
-    return suffix
+    suffix = PanOptions.of(pan).trail_suffix
+    return DEFAULT_SUFFIX if suffix is None else suffix
 
 
 def is_pan_trail_name(name: str, model_name: str, suffix: str = DEFAULT_SUFFIX) -> bool:
@@ -55,11 +54,11 @@ def is_pan_trail_name(name: str, model_name: str, suffix: str = DEFAULT_SUFFIX) 
     return any(re.fullmatch(re.escape(base) + numbered + r"\." + suffixes, name) for base in bases if base)
 
 
-def written(report: PanReport, workdir: Path, model_name: str, pan_args: list[str]) -> list[str]:
+def written(report: PanReport, workdir: Path, model_name: str, pan: PanOptions | Sequence[str]) -> list[str]:
     """The trails of ``report`` pan wrote in ``workdir``: the names it gives (and, when a
     multi-core worker wrote one without naming it, every trail of pan's naming there), each
     of pan's form and present as a file."""
-    suffix = trail_suffix(pan_args)
+    suffix = trail_suffix(pan)
     names = list(report.trail_files)
     if report.trail_unnamed:
         names += sorted(path.name for path in workdir.iterdir())

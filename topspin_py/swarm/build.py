@@ -1,7 +1,8 @@
-"""The swarm's binaries: verify's stages up to gcc once (spin -a, the search, the group, the
-strategy and the flags, with verify's refusals), then one pan per compile variant, each with
-the same canonicaliser spliced in.  The variants' flags change the order of the search only,
-not the state vector, so they share spin's pan.c and the layout it gives."""
+"""The swarm's binaries: verify's stages up to gcc once (verify.prepare: spin -a, the search,
+the group, the strategy and the flags, with verify's refusals), then one pan per compile
+variant (pipeline.build), each with the same canonicaliser spliced in.  The variants' flags
+change the order of the search only, not the state vector, so they share spin's pan.c and the
+layout it gives."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from topspin_py import pipeline
 from topspin_py.errors import UsageError
 from topspin_py.pan.flags import define_name
 from topspin_py.reporting import Reporter
 from topspin_py.swarm.plan import Variant
-from topspin_py.verify import PanBuild, VerifyOptions, compile_build, prepare
+from topspin_py.verify import VerifyOptions, prepare
 
 # Storage modes a swarm member cannot use instead of bitstate, and why.
 _REFUSED = {
@@ -31,7 +33,7 @@ _REFUSED = {
 class SwarmBinaries:
     """What the pipeline decided, and one compiled pan per variant (its bytes, and its flags)."""
 
-    build: PanBuild
+    build: pipeline.PanBuild
     binaries: dict[Variant, bytes]
     flags: dict[Variant, list[str]]
 
@@ -61,7 +63,7 @@ def build_binaries(model: Path, options: VerifyOptions, variants: list[Variant],
         directory.mkdir()
         for source in spin_dir.glob("pan.*"):
             shutil.copy(source, directory / source.name)
-        binary, flags = compile_build(build, directory, reporter, variant.flags, options.optimisation)
+        binary, flags = pipeline.build(build, directory, reporter, variant.flags, options.optimisation)
         return variant, binary.read_bytes(), flags
 
     reporter.stage(f"gcc {options.optimisation}: compiling {len(variants)} variant(s) of pan", None)

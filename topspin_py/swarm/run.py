@@ -12,7 +12,7 @@ Policies decided here:
   pan's name as verify writes it (trails.save_trails: ``m.pml.trail``, replacing an earlier
   one; for a model that uses the ref/public extension, the desugared copy beside it), so that
   ``spin -t`` replays it;
-* every job's report must say that the canonicaliser was compiled in (verify.check_report),
+* every job's report must say that the canonicaliser was compiled in (pipeline.check_report),
   and agree with the trails pan wrote (search.check_report_is_pans); a job whose pan ended
   with a status other than 0 (killed, or stopped before its report) has no report (pan's
   report is read from its own block at the end of its output, pan/output.py).
@@ -36,13 +36,14 @@ from topspin_py.pan.flags import DEFAULT_OPTIMISATION
 from topspin_py.pan.output import PanReport, parse_pan_output
 from topspin_py.pan.search import check_report_is_pans
 from topspin_py.pan.trails import save_trails
+from topspin_py.pipeline import check_report
 from topspin_py.reporting import Reporter
 from topspin_py.swarm.build import bitstate_defines, build_binaries
 from topspin_py.swarm.cluster import Finished, connect, run_jobs
 from topspin_py.swarm.coverage import JobCounts, estimate
 from topspin_py.swarm.plan import Job, plan_jobs, variants_of
 from topspin_py.swarm.result import DONE, FAILED, INTERRUPTED, NOT_STARTED, JobOutcome, SwarmResult
-from topspin_py.verify import VerifyOptions, check_report
+from topspin_py.verify import VerifyOptions
 
 DEFAULT_JOBS = 8
 
@@ -182,7 +183,7 @@ def _outcome(end: Finished, source: Path, model: Path) -> tuple[JobOutcome, PanR
     report = parse_pan_output(output)
     # the trails pan wrote: the worker sends the files it found beside pan (pan/trails.py)
     report.trail_files = [name for name in report.trail_files if name in payload["trails"]
-                          and trails.is_pan_trail_name(name, source.name, trails.trail_suffix(list(job.pan_args)))]
+                          and trails.is_pan_trail_name(name, source.name, trails.trail_suffix(job.pan_args))]
     stopped_before_report = (payload["returncode"] or 0) != 0 and not payload["interrupted"]
     if not report.has_summary or stopped_before_report:
         # pan exits with status 0 after its report: after any other end, the report-like text
