@@ -180,3 +180,29 @@ def test_a_group_found_under_noclaim_refuses_a_build_that_checks_the_claim(tmp_p
     assert build.returncode != 0 and "generated for a pan built with -DNOCLAIM" in build.stderr
     assert pan_errors(tmp_path, ["-DNOCLAIM", "-DTOPSPIN_SYM"]) == 0   # as plain pan under -DNOCLAIM
     assert pan_errors(tmp_path, []) == 1                               # SPIN's verifier, as spliced
+
+
+def _errors(directory: Path, flags: list[str]) -> int:
+    subprocess.run(["gcc", "-O1", "-w", *flags, "-o", "pan", "pan.c"], cwd=directory, check=True)
+    out = subprocess.run(["./pan"], cwd=directory, capture_output=True, text=True).stdout
+    found = re.search(r"errors: (\d+)", out)
+    assert found is not None, out
+    return int(found.group(1))
+
+
+def test_generate_puts_the_claim_of_spins_N_FILE_into_pan_c(tmp_path):
+    # spin -N FILE adds the never claim in FILE; generate's pan.c must check it as plain
+    # SPIN's does (with -DBUG two users can be in the critical section: the claim's end).
+    models = Path(__file__).resolve().parents[1] / "models"
+    model, claim = models / "pan_options.pml", models / "claims" / "mutual_exclusion.pml"
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    subprocess.run(["spin", "-a", "-DBUG", "-N", str(claim), str(model)], cwd=plain, check=True,
+                   capture_output=True)
+    expected = _errors(plain, ["-DBUG"])
+    assert expected == 1
+    out = tmp_path / "gen"
+    proc = cli("generate", str(model), "-o", str(out), "-DBUG", "--spin", "-N", "--spin", str(claim))
+    assert proc.returncode == 0, proc.stderr
+    assert "never_0" in (out / "pan.c").read_text(encoding="latin-1")
+    assert _errors(out, ["-DBUG", "-DTOPSPIN_SYM"]) == expected

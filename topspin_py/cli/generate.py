@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     now = inputs.spin_inputs(model_path, defines, spin_options, tools.spin_version)
     own_build.prepare_generate_dir(out, args.force, (GENERATED_C, GENERATED_H))
     # A model that uses the ref/public extension: spin reads its desugared program.
-    source, _ = spin_a(loaded, out, claim_file=None)
+    source, _ = spin_a(loaded, out, claim_file=spin_options.claim_file)
     own_build.keep_spin_pan_c(out)
     for_gcc, model_only = own_build.build_defines(
         defines, own_build.pan_sources(out, (out / "pan.c").read_text(encoding="latin-1")))
