@@ -230,7 +230,7 @@ def _keys_are_whole(movements: dict, keys: dict) -> bool:
     return (not movements["moved_channels"] and not movements["local_values"]
             and not movements["local_arrays"] and not movements["message_values"]
             and {a["path"] for a in movements["global_arrays"]} <= {a["path"] for a in keys["key_arrays"]}
-            and all(v["map"] == "ts_pid" and v["place"].path in key_places
+            and all(v["rename"] == "pid" and v["place"].path in key_places
                     for v in movements["global_values"]))
 
 
@@ -356,7 +356,7 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
                             if _renamed_here(f, domains)
                             for place in places_of(f, IMAGE, proc)]
                            + ([{"place": member(IMAGE, "_pid", proc),
-                                "map": "ts_pid", "kind_array": "P", "offset": 0}] if pid_received else [])]
+                                "rename": "pid", "domain": None, "offset": 0}] if pid_received else [])]
             if values
         ],
         "message_values": [
@@ -409,16 +409,15 @@ def _refuse_unsupported(layout: StateLayout) -> None:
 
 
 def _mapping(f: ValueField, domains: Sequence[str] = ()) -> dict:
-    """How _apply.c.j2 renames the values of ``f``: ts_pid, ts_chan, ts_lid for pids with an
-    offset (``offset`` is then its third argument), or ts_val_K for the K-th scalar domain
-    the group moves (by the element's images of all points, ``g``)."""
+    """How _apply.c.j2 renames the values of ``f`` (its macro ``renamed`` spells it): as a
+    pid, a channel id, a pid with an offset (``lid``, ``offset``: value v names pid v +
+    offset), or a value of the ``domain``-th scalar domain the group moves."""
     domain = domain_of(f.holds)
     if domain is not None:
-        return {"map": f"ts_val_{domains.index(domain)}", "kind_array": "g", "offset": 0}
+        return {"rename": "value", "domain": domains.index(domain), "offset": 0}
     if f.holds == PID and f.offset:
-        return {"map": "ts_lid", "kind_array": "P", "offset": f.offset}
-    return {"map": "ts_pid" if f.holds == PID else "ts_chan", "kind_array": "P" if f.holds == PID else "C",
-            "offset": 0}
+        return {"rename": "lid", "domain": None, "offset": f.offset}
+    return {"rename": "pid" if f.holds == PID else "chan", "domain": None, "offset": 0}
 
 
 def _value(f: ValueField, place: Place, domains: Sequence[str]) -> dict:
