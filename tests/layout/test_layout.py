@@ -14,6 +14,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import clvalues
 import pytest
 from conftest import MODELS
 
@@ -180,7 +181,7 @@ def compile_probe(tmp_path: Path, layout: StateLayout) -> None:
     lines = ["#include <stdio.h>", '#include "pan.h"', f"void topspin_probe({params})", "{"]
     for f in all_fields(layout):
         prefix = f"{f.struct}_->" if f.in_state_vector else ""
-        for lvalue in f.lvalues(prefix):
+        for lvalue in clvalues.lvalues(f, prefix):
             lines.append(f"\t{lvalue} = {lvalue};")
         for i, member in enumerate(f.path):
             if member.length is None:
@@ -292,14 +293,15 @@ def test_channel_types_and_message_kinds(tmp_path):
     assert found(answer_type.value_fields) == {(answer_type.struct, "contents[1].fld0", "pid", False)}
 
 
-def test_lvalues_spell_every_element(tmp_path):
+def test_elements_give_every_index_combination(tmp_path):
     layout = layout_of(tmp_path, NESTED, flags=("-DSAFETY",))
     outs = next(f for f in layout.proctypes["B"].fields if f.name == "outs[2].in.p")
-    assert outs.lvalues("((P0 *)pptr(1))->") == [
+    assert list(outs.elements()) == [(0,), (1,)]
+    assert clvalues.lvalues(outs, "((P0 *)pptr(1))->") == [
         "((P0 *)pptr(1))->outs[0].in.p", "((P0 *)pptr(1))->outs[1].in.p"]
-    assert outs.lvalue("p->", ["i"]) == "p->outs[i].in.p"
+    assert clvalues.lvalue(outs, "p->", ["i"]) == "p->outs[i].in.p"
     with pytest.raises(ValueError):
-        outs.lvalue("p->", [])
+        clvalues.lvalue(outs, "p->", [])
 
 
 def test_nested_typedefs_and_typedef_messages(tmp_path):
@@ -472,17 +474,17 @@ def report_code(layout: StateLayout) -> str:
         show(f"pid{p.pid}._pid", prefix + "_pid")
         show(f"pid{p.pid}._t", prefix + "_t")
         for f in layout.proctypes[p.proctype].fields:
-            for lvalue in f.lvalues(prefix):
+            for lvalue in clvalues.lvalues(f, prefix):
                 show(f"pid{p.pid}.{lvalue[len(prefix):]}", lvalue)
     for f in layout.state_fields:
-        for lvalue in f.lvalues("now."):
+        for lvalue in clvalues.lvalues(f, "now."):
             show(lvalue, lvalue)
     for c in layout.channels:
         prefix = f"(({c.struct} *)qptr({c.id - 1}))->"
         show(f"chan{c.id}._t", prefix + "_t")
         show(f"chan{c.id}.Qlen", prefix + "Qlen")
         for f in layout.channel_types[c.struct].message:
-            show(f"chan{c.id}.{f.lvalue('', [0])}", f.lvalue(prefix, [0]))
+            show(f"chan{c.id}.{clvalues.lvalue(f, '', [0])}", clvalues.lvalue(f, prefix, [0]))
     return "c_code { " + " ".join(out) + " };"
 
 

@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Callable
 
 import cffi
+import clvalues
 
 from topspin_py.codegen.render import render_canonicaliser
 from topspin_py.layout.statevector import CHAN, PID, StateLayout, ValueField, read_layout
@@ -164,7 +165,7 @@ def _rename(f: ValueField, lvalue: str) -> str:
 def _indexed_lvalues(f: ValueField, prefix: str, last: str) -> list[str]:
     """Every lvalue of ``f`` whose last array index is the C expression ``last``."""
     outer = [range(m.length) for m in f.path[:-1] if m.length is not None]
-    return [f.lvalue(prefix, [*combo, last]) for combo in itertools.product(*outer)]
+    return [clvalues.lvalue(f, prefix, [*combo, last]) for combo in itertools.product(*outer)]
 
 
 def _permute_array(f: ValueField, dst: str, src: str) -> list[str]:
@@ -225,7 +226,7 @@ def action_source(prepared: Prepared) -> str:
     body.append("/* values that are pids or channel ids */")
     for f in layout.state_fields:
         if f.holds in (PID, CHAN) and not (isinstance(f.source, GlobalSlot) and f.source.name in static):
-            body += [_rename(f, lvalue) for lvalue in f.lvalues("dst->")]
+            body += [_rename(f, lvalue) for lvalue in clvalues.lvalues(f, "dst->")]
     for proc in layout.processes:
         fields = [f for f in layout.proctypes[proc.proctype].fields if f.holds in (PID, CHAN)]
         if fields:
@@ -233,7 +234,7 @@ def action_source(prepared: Prepared) -> str:
             body.append("{")
             for f in fields:
                 prefix = f"(({proc.struct} *) (d + proc_offset[{proc.slot}]))->"
-                body += ["\t" + _rename(f, lvalue) for lvalue in f.lvalues(prefix)]
+                body += ["\t" + _rename(f, lvalue) for lvalue in clvalues.lvalues(f, prefix)]
             body.append("}")
     if prepared.group.moves_values:
         raise NotImplementedError("the harness's own action renames pids and channel ids only, "
@@ -275,7 +276,7 @@ def _indexed_message(f: ValueField) -> list[str]:
     """contents[j].fldN (and every element of arrays inside a message field)."""
     prefix = "q->"
     inner = [range(m.length) for m in f.path[1:] if m.length is not None]
-    return [f.lvalue(prefix, ["j", *combo]) for combo in itertools.product(*inner)]
+    return [clvalues.lvalue(f, prefix, ["j", *combo]) for combo in itertools.product(*inner)]
 
 
 # ----------------------------------------------------------------------------- the harness

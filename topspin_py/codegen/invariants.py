@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from ..layout.statevector import ChannelSlot, Member, ProcessSlot, StateLayout, ValueField
 from ..symmetry.detect import Group
 from ..symmetry.kinds import CHAN, PID, GlobalSlot, domain_of
+from .places import MASK, STATE, Place, Step, at, elements_at, member, places_of
 from .trees import flat_blocks, symmetric_trees
 
 # Rounds of refinement; each costs one pass over the relations.  Two rounds separate a
@@ -46,32 +47,24 @@ REFINE_ROUNDS = 2
 
 @dataclass(frozen=True)
 class Relation:
-    """A value naming a point from inside another one: point ``owner`` (a C expression)
-    holds ``value`` (a C expression: a pid, or a channel id when ``kind`` is ``"C"``) at a place
-    numbered ``label``; ``guard`` says when the place exists (the process runs); ``data``, if
-    any, is a value that goes with it (the element of a local data array indexed by pid);
+    """A value naming a point from inside another one: point ``owner`` holds ``value`` (the
+    place it is read from, or a constant pid; a pid, or a channel id when ``kind`` is ``"C"``)
+    at a place numbered ``label``; ``guard`` is the slot of the process that must run for the
+    place to exist (None: it always does); ``data``, if any, is the place of a value that goes
+    with it (the element of a local data array indexed by pid);
     ``index``, for an element of a local array indexed by pid, is the pid it belongs to (the
     markers strategies tell such an element, which moves with its index, from a place of its
     owner).  ``offset``: the place holds pids with that offset (value v names pid v + offset);
-    ``point_value`` is the pid it names, as C."""
+    _places.c.j2's ``point_value`` spells the pid it names."""
 
-    owner: str
-    value: str
+    owner: int
+    value: Place | int
     kind: str
     label: int
-    guard: str
-    data: str | None = None
+    guard: int | None
+    data: Place | None = None
     index: int | None = None
     offset: int = 0
-
-    @property
-    def point_value(self) -> str:
-        return point_value(self.value, self.offset)
-
-
-def point_value(value: str, offset: int) -> str:
-    """The pid that the C value ``value`` of a place holding pids with ``offset`` names."""
-    return f"({value} + {offset})" if offset else value
 
 
 def key_context(layout: StateLayout, moved_processes: list[ProcessSlot],
@@ -84,15 +77,15 @@ def key_context(layout: StateLayout, moved_processes: list[ProcessSlot],
     processes = []
     for proc in moved_processes:
         if proc.struct not in structs:
-            structs[proc.struct] = [_all("m->_pid")] + [
+            structs[proc.struct] = [_all(member(MASK, "_pid"))] + [
                 mask for f in layout.proctypes[proc.proctype].fields for mask in _masks(f)] + [
-                _all(f"m->{member}") for member in sorted((constant_members or {}).get(proc.struct, ()))]
+                _all(member(MASK, name)) for name in sorted((constant_members or {}).get(proc.struct, ()))]
         processes.append({"pid": proc.pid, "slot": proc.slot, "struct": proc.struct})
     channels = []
     for chan in moved_channels:
         ctype = layout.channel_types[chan.struct]
         if chan.struct not in structs:
-            structs[chan.struct] = [_all("m->_t")] + [
+            structs[chan.struct] = [_all(member(MASK, "_t"))] + [
                 {"how": "messages", "capacity": ctype.capacity, "field": f.path[-1].name}
                 for f in ctype.value_fields]
         channels.append({"id": chan.id, "struct": chan.struct})
@@ -119,26 +112,24 @@ def key_context(layout: StateLayout, moved_processes: list[ProcessSlot],
             for q in range(f.path[0].length or 0):
                 if k and not 0 <= q + k < n_pids:
                     continue  # the element of no process: no group element moves it
-                for lvalue in _elements_of(f, q, "ts_orig."):
-                    relations.append(Relation(str(q + k), lvalue, _kind(f), label, "1", offset=f.offset))
+                for place in elements_at(f, q, STATE):
+                    relations.append(Relation(q + k, place, _kind(f), label, None, offset=f.offset))
             continue
-        for lvalue in f.lvalues("ts_orig."):
-            places.append({"lvalue": lvalue, "kind": _kind(f), "label": labels.new(),
-                           "point_value": point_value(lvalue, f.offset)})
+        for place in places_of(f, STATE):
+            places.append({"place": place, "kind": _kind(f), "label": labels.new(), "offset": f.offset})
 
     # A relation's label names the field, never the instance: processes (channels) that a
     # group element maps to one another have the same labels.
     for proc in layout.processes:
-        prefix = f"(({proc.struct} *) TS_PROC(&ts_orig, {proc.slot}))->"
-        running = f"{proc.slot} < ts_orig._nr_pr"
+        running = proc.slot
         for f in layout.proctypes[proc.proctype].fields:
             if domain_of(f.holds) is not None:
                 continue  # a value of a scalar domain names no process or channel (masked above)
             if not f.pid_indexed:
-                relations.extend(Relation(str(proc.pid), lvalue, _kind(f),
-                                          labels.named(proc.struct, lvalue[len(prefix):]), running,
+                relations.extend(Relation(proc.pid, place, _kind(f),
+                                          labels.named(proc.struct, place.path), running,
                                           offset=f.offset)
-                                 for lvalue in f.lvalues(prefix))
+                                 for place in places_of(f, STATE, proc))
                 continue
             # Element j of a local array indexed by pid relates its process to pid j (j + k,
             # indexed with an offset k), with the element's value; holding a pid or channel id,
@@ -147,15 +138,15 @@ def key_context(layout: StateLayout, moved_processes: list[ProcessSlot],
             for j in range((f.path[0].length or 0) if len(f.path) == 1 else 0):
                 if k and not 0 <= j + k < n_pids:
                     continue  # the element of no process: no group element moves it
-                element = f"{prefix}{f.path[0].name}[{j}]"
+                element = at(STATE, (Step(f.path[0].name, j),), proc)
                 label = labels.named(proc.struct, f.path[0].name)
                 if f.holds in (PID, CHAN):
-                    relations.append(Relation(str(proc.pid), str(j + k), "P", label, running, index=j + k))
-                    relations.append(Relation(str(proc.pid), element, _kind(f),
+                    relations.append(Relation(proc.pid, j + k, "P", label, running, index=j + k))
+                    relations.append(Relation(proc.pid, element, _kind(f),
                                               labels.named(proc.struct, f.path[0].name, "value"), running,
                                               index=j + k, offset=f.offset))
                 else:
-                    relations.append(Relation(str(proc.pid), str(j + k), "P", label, running, element,
+                    relations.append(Relation(proc.pid, j + k, "P", label, running, element,
                                               index=j + k))
     message_relations = [
         {"id": chan.id, "struct": chan.struct, "capacity": layout.channel_types[chan.struct].capacity,
@@ -203,14 +194,6 @@ def _kind(f: ValueField) -> str:
     return "P" if f.holds == PID else "C"
 
 
-def _elements_of(f: ValueField, q: int, prefix: str) -> list[str]:
-    """The scalars of element ``q`` of the array indexed by pid that ``f`` lies in."""
-    if len(f.path) == 1:
-        return [f"{prefix}{f.path[0].name}[{q}]"]
-    inner = ValueField(f.struct, f.path[1:], f.holds, False, f.bitfield, f.ctype, f.source)
-    return inner.lvalues(f"{prefix}{f.path[0].name}[{q}].")
-
-
 def _masks(f: ValueField) -> list[dict]:
     """The places of ``f`` in the mask struct ``m`` that _keys.c.j2 sets to all ones: each
     element, or (``whole``) the whole array of a pid-indexed one, whose elements move between
@@ -218,12 +201,12 @@ def _masks(f: ValueField) -> list[dict]:
     if f.array is not None and f.pid_indexed:
         whole = ValueField(f.struct, f.path[:-1] + (Member(f.path[-1].name),), f.holds, False,
                            False, f.ctype, f.source)
-        return [{"how": "whole", "lvalue": lvalue} for lvalue in whole.lvalues("m->")]
-    return [_all(lvalue) for lvalue in f.lvalues("m->")]
+        return [{"how": "whole", "place": place} for place in places_of(whole, MASK)]
+    return [_all(place) for place in places_of(f, MASK)]
 
 
-def _all(lvalue: str) -> dict:
-    return {"how": "all", "lvalue": lvalue}
+def _all(place: Place) -> dict:
+    return {"how": "all", "place": place}
 
 
 def symmetric_blocks(group: Group, n_pids: int) -> list[list[tuple[int, ...]]] | None:

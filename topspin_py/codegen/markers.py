@@ -38,6 +38,7 @@ from ..layout.statevector import ChannelSlot, ProcessSlot
 from ..symmetry.kinds import chan_point
 from .chain import c_point
 from .invariants import Relation
+from .places import Place
 from .trees import Node, breadth_first
 
 
@@ -48,20 +49,19 @@ def markers_context(keys: dict, roots: list[Node], n_pids: int, n_chans: int,
     moved = {p.pid for p in moved_processes} | {c_point(chan_point(c.id), n_pids) for c in moved_channels}
     extra_places, sn_entries, local_terms = [], [], []
     for r in keys["relations"]:
-        owner = int(r.owner)
+        owner = r.owner
         owner_moved = owner in moved
         index_moved = r.index is not None and r.index in moved
         if not owner_moved and not index_moved:
             if _is_place(r):
-                extra_places.append({"value": r.value, "point_value": r.point_value, "kind": r.kind,
-                                     "guard": r.guard,
-                                     "label": f"ts_mix({r.label}, {owner})"})
+                extra_places.append({"value": r.value, "offset": r.offset, "kind": r.kind,
+                                     "guard": r.guard, "label": r.label, "mix": owner})
             continue
         if not owner_moved and r.data is not None:
             # A data element at a moved index of a fixed process's array indexed by pid: it is
             # the pid's own entry (Def. 4's sn').
             sn_entries.append({"point": r.index, "guard": r.guard,
-                               "label": f"ts_mix({r.label}, {owner})", "data": r.data})
+                               "label": r.label, "mix": owner, "data": r.data})
             continue
         if not owner_moved and not _is_place(r):
             continue  # the index of a moved element, which is its block already
@@ -69,9 +69,8 @@ def markers_context(keys: dict, roots: list[Node], n_pids: int, n_chans: int,
         # by pid, its index's.
         local_terms.append({
             "point": owner if owner_moved else r.index, "value": r.value, "kind": r.kind,
-            "point_value": r.point_value, "offset": r.offset,
-            "guard": r.guard, "place": _is_place(r),
-            "label": f"ts_mix({r.label}, {r.data})" if r.data else str(r.label)})
+            "offset": r.offset, "guard": r.guard, "place": _is_place(r),
+            "label": r.label, "mix": r.data})
     moved_ids = {c.id for c in moved_channels}
     fixed_messages = [m for m in keys["message_relations"] if m["id"] not in moved_ids]
     local_messages = [m for m in keys["message_relations"] if m["id"] in moved_ids]
@@ -117,5 +116,5 @@ def node_tables(roots: list[Node], n_points: int) -> dict:
 
 def _is_place(r: Relation) -> bool:
     """Whether the relation's value is read from a place of the state (not an index)."""
-    return not r.value.isdigit()
+    return isinstance(r.value, Place)
 

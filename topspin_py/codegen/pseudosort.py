@@ -39,6 +39,8 @@ reduction is complete (at least one state per orbit), and it depends on the decl
 
 from __future__ import annotations
 
+from itertools import product
+
 from ..layout.panh import CField
 from ..layout.statevector import StateLayout, promela_name
 from ..promela import ast
@@ -114,8 +116,8 @@ def _declared(model: Model, proctype: str) -> list[tuple[str, dict | None]]:
             if array is None:
                 found.append((var.name, None))
             else:
-                found.append((var.name, {"name": var.name, "bytes": False, "holds": None, "public": array.name,
-                                         "chan": array.is_chan,
+                found.append((var.name, {"name": var.name, "indices": (), "bytes": False, "holds": None,
+                                         "public": array.name, "chan": array.is_chan,
                                          "offset": sort.first_pid if sort is not None else 0}))
     return found
 
@@ -125,14 +127,13 @@ def _compared(cfield: CField, holds: Kind | None, offset: int) -> list[dict]:
     (``holds``, ``offset``: relative to the subtrees compared), or as bytes (a typedef's
     struct)."""
     if cfield.struct_tag is not None or None in cfield.dims:
-        return [{"name": cfield.name, "bytes": True, "holds": None, "offset": 0, "public": None, "chan": False}]
-    names = [cfield.name]
-    for length in cfield.dims:
-        names = [f"{name}[{i}]" for name in names for i in range(length or 0)]
+        return [{"name": cfield.name, "indices": (), "bytes": True, "holds": None, "offset": 0, "public": None,
+                 "chan": False}]
     # (the template reads the kind's name: "pid" or "chan")
     held = holds.name if holds is not None else None
-    return [{"name": name, "bytes": False, "holds": held, "offset": offset, "public": None, "chan": False}
-            for name in names]
+    return [{"name": cfield.name, "indices": indices, "bytes": False, "holds": held, "offset": offset,
+             "public": None, "chan": False}
+            for indices in product(*(range(length or 0) for length in cfield.dims))]
 
 
 def _subtree_points(node: Node) -> list[int]:

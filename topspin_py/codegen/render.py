@@ -57,6 +57,7 @@ from .chain import point_numbering, process_swaps, setwise_stabiliser, stabilise
 from .invariants import key_context, symmetric_blocks
 from .markers import markers_context, node_tables
 from .minimising import climbing_set, inverse_images, minimising_set, swap_classes
+from .places import IMAGE, Place, member, places_of
 from .pseudosort import pseudosort_context
 from .registry import STRATEGIES, Strategy
 from .trees import symmetric_trees
@@ -225,11 +226,11 @@ def _keys_are_whole(movements: dict, keys: dict) -> bool:
     same slot, the same array entries and, as a global place names one process, to itself if
     any place names it: it fixes the state (up to a collision of the 64-bit keys, which could
     only cost reduction), and sorted.c.j2 need not apply it."""
-    key_places = {place["lvalue"].removeprefix("ts_orig.") for place in keys["places"] if place["kind"] == "P"}
+    key_places = {place["place"].path for place in keys["places"] if place["kind"] == "P"}
     return (not movements["moved_channels"] and not movements["local_values"]
             and not movements["local_arrays"] and not movements["message_values"]
             and {a["path"] for a in movements["global_arrays"]} <= {a["path"] for a in keys["key_arrays"]}
-            and all(v["map"] == "ts_pid" and v["lvalue"].removeprefix("ts_dst->") in key_places
+            and all(v["rename"] == "pid" and v["place"].path in key_places
                     for v in movements["global_values"]))
 
 
@@ -339,11 +340,11 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
         # channels move with the pids (symmetry/validity/, channel_ref), the array stays.
         "global_arrays": [_array(f) for f in layout.globals if f.pid_indexed and f.in_state_vector
                           and not (isinstance(f.source, GlobalSlot) and f.source.name in static_names)],
-        "global_values": [_value(f, lvalue, domains) for f in layout.state_fields if _renamed_here(f, domains)
+        "global_values": [_value(f, place, domains) for f in layout.state_fields if _renamed_here(f, domains)
                           and not (isinstance(f.source, GlobalSlot) and f.source.name in static_names)
-                          for lvalue in f.lvalues("ts_dst->")],
+                          for place in places_of(f, IMAGE)],
         "local_arrays": [
-            {"lvalue": f"(({proc.struct} *) TS_PROC(ts_dst, {proc.slot}))->{f.path[0].name}",
+            {"place": member(IMAGE, f.path[0].name, proc),
              "length": f.path[0].length, "slot": proc.slot, "offset": f.index_offset}
             for proc in layout.processes
             for f in layout.proctypes[proc.proctype].fields if f.pid_indexed
@@ -351,11 +352,11 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
         "local_values": [
             {"slot": proc.slot, "values": values}
             for proc in layout.processes
-            for values in [[_value(f, lvalue, domains) for f in layout.proctypes[proc.proctype].fields
+            for values in [[_value(f, place, domains) for f in layout.proctypes[proc.proctype].fields
                             if _renamed_here(f, domains)
-                            for lvalue in f.lvalues(f"(({proc.struct} *) TS_PROC(ts_dst, {proc.slot}))->")]
-                           + ([{"lvalue": f"(({proc.struct} *) TS_PROC(ts_dst, {proc.slot}))->_pid",
-                                "map": "ts_pid", "kind_array": "P", "offset": 0}] if pid_received else [])]
+                            for place in places_of(f, IMAGE, proc)]
+                           + ([{"place": member(IMAGE, "_pid", proc),
+                                "rename": "pid", "domain": None, "offset": 0}] if pid_received else [])]
             if values
         ],
         "message_values": [
@@ -408,20 +409,19 @@ def _refuse_unsupported(layout: StateLayout) -> None:
 
 
 def _mapping(f: ValueField, domains: Sequence[str] = ()) -> dict:
-    """How _apply.c.j2 renames the values of ``f``: ts_pid, ts_chan, ts_lid for pids with an
-    offset (``offset`` is then its third argument), or ts_val_K for the K-th scalar domain
-    the group moves (by the element's images of all points, ``g``)."""
+    """How _apply.c.j2 renames the values of ``f`` (its macro ``renamed`` spells it): as a
+    pid, a channel id, a pid with an offset (``lid``, ``offset``: value v names pid v +
+    offset), or a value of the ``domain``-th scalar domain the group moves."""
     domain = domain_of(f.holds)
     if domain is not None:
-        return {"map": f"ts_val_{domains.index(domain)}", "kind_array": "g", "offset": 0}
+        return {"rename": "value", "domain": domains.index(domain), "offset": 0}
     if f.holds == PID and f.offset:
-        return {"map": "ts_lid", "kind_array": "P", "offset": f.offset}
-    return {"map": "ts_pid" if f.holds == PID else "ts_chan", "kind_array": "P" if f.holds == PID else "C",
-            "offset": 0}
+        return {"rename": "lid", "domain": None, "offset": f.offset}
+    return {"rename": "pid" if f.holds == PID else "chan", "domain": None, "offset": 0}
 
 
-def _value(f: ValueField, lvalue: str, domains: Sequence[str]) -> dict:
-    return {"lvalue": lvalue, **_mapping(f, domains)}
+def _value(f: ValueField, place: Place, domains: Sequence[str]) -> dict:
+    return {"place": place, **_mapping(f, domains)}
 
 
 def _renamed_here(f: ValueField, domains: Sequence[str]) -> bool:

@@ -71,6 +71,11 @@ class Member:
         return self.name if self.length is None else f"{self.name}[{self.length}]"
 
 
+def element_indices(path: Sequence[Member]) -> Iterator[tuple[int, ...]]:
+    """The index combinations of the elements of ``path``, one index per array member."""
+    return product(*(range(m.length) for m in path if m.length is not None))
+
+
 @dataclass(frozen=True)
 class ValueField:
     """A place in a state-vector struct that matters to a permutation of pids and channels.
@@ -102,22 +107,10 @@ class ValueField:
         """The path as text, arrays marked by their length: ``recs[2].who``."""
         return ".".join(str(m) for m in self.path)
 
-    def lvalue(self, prefix: str, indices: Sequence[int | str] = ()) -> str:
-        """The C lvalue below ``prefix`` (``now.``, ``((P0 *)pptr(3))->``,
-        ``((Q2 *)qptr(4))->``), with one index (a number or a C expression) per array member."""
-        indices = list(indices)
-        wanted = sum(1 for m in self.path if m.length is not None)
-        if len(indices) != wanted:
-            raise ValueError(f"{self.name} takes {wanted} indices, got {len(indices)}")
-        parts = []
-        for member in self.path:
-            parts.append(member.name if member.length is None else f"{member.name}[{indices.pop(0)}]")
-        return prefix + ".".join(parts)
-
-    def lvalues(self, prefix: str) -> list[str]:
-        """Every element, spelt out: ``now.recs[0].who``, ``now.recs[1].who``."""
-        ranges = [range(m.length) for m in self.path if m.length is not None]
-        return [self.lvalue(prefix, combo) for combo in product(*ranges)]
+    def elements(self) -> Iterator[tuple[int, ...]]:
+        """The index combinations of every element, one index per array member, in order:
+        ``(0,)``, ``(1,)`` for ``recs[2].who``."""
+        return element_indices(self.path)
 
     @property
     def array(self) -> Member | None:
