@@ -39,6 +39,7 @@ from ..symmetry.detect import Group
 from ..symmetry.kinds import CHAN, PID, GlobalSlot, domain_of
 from .places import MASK, STATE, Place, Step, at, elements_at, member, places_of
 from .trees import flat_blocks, symmetric_trees
+from .variables import Variables
 
 # Rounds of refinement; each costs one pass over the relations.  Two rounds separate a
 # process by what the processes it names hold, and by who names those.
@@ -67,9 +68,24 @@ class Relation:
     offset: int = 0
 
 
+@dataclass(frozen=True, kw_only=True)
+class Keys(Variables):
+    """_keys.c.j2's variables (key_context)."""
+
+    key_structs: list[dict]
+    key_processes: list[dict]
+    key_channels: list[dict]
+    key_arrays: list[dict]
+    places: list[dict]
+    relations: list[Relation]
+    message_relations: list[dict]
+    refine_rounds: int
+    cheap_swaps: bool
+
+
 def key_context(layout: StateLayout, moved_processes: list[ProcessSlot],
                 moved_channels: list[ChannelSlot], static_names: set[str],
-                constant_members: dict[str, set[str]] | None = None) -> dict:
+                constant_members: dict[str, set[str]] | None = None) -> Keys:
     """The variables of _keys.c.j2 for ``layout``; ``constant_members``: by struct, the
     parameters that are constants of their slots (masked: another slot holds its own)."""
     labels = _Labels()
@@ -154,22 +170,22 @@ def key_context(layout: StateLayout, moved_processes: list[ProcessSlot],
          "offset": f.offset}
         for chan in layout.channels for f in layout.channel_types[chan.struct].value_fields
         if f.holds in (PID, CHAN)]
-    return {
-        "key_structs": [{"struct": s, "masks": masks} for s, masks in structs.items()],
-        "key_processes": processes,
-        "key_channels": channels,
-        "key_arrays": key_arrays,
-        "places": places,
-        "relations": relations,
-        "message_relations": message_relations,
-        "refine_rounds": REFINE_ROUNDS if relations or message_relations else 0,
+    return Keys(
+        key_structs=[{"struct": s, "masks": masks} for s, masks in structs.items()],
+        key_processes=processes,
+        key_channels=channels,
+        key_arrays=key_arrays,
+        places=places,
+        relations=relations,
+        message_relations=message_relations,
+        refine_rounds=REFINE_ROUNDS if relations or message_relations else 0,
         # [BDLM07], Prop. 2: ties are decided by comparing markers (see the module's docstring).
         # Not when a slot holds values of a scalar domain: masked, they would compare equal,
         # yet swapping the processes leaves them where they are.
-        "cheap_swaps": not relations and not message_relations and not moved_channels
+        cheap_swaps=not relations and not message_relations and not moved_channels
         and not any(domain_of(f.holds) is not None for p in moved_processes
                     for f in layout.proctypes[p.proctype].fields),
-    }
+    )
 
 
 class _Labels:

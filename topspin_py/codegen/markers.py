@@ -34,21 +34,49 @@ Alg. 5.1), which may take states of different orbits for one.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..layout.statevector import ChannelSlot, ProcessSlot
 from ..symmetry.kinds import chan_point
 from .chain import c_point
-from .invariants import Relation
+from .invariants import Keys, Relation
 from .places import Place
 from .trees import Node, breadth_first
+from .variables import Variables
 
 
-def markers_context(keys: dict, roots: list[Node], n_pids: int, n_chans: int,
-                    moved_processes: list[ProcessSlot], moved_channels: list[ChannelSlot]) -> dict:
+@dataclass(frozen=True, kw_only=True)
+class NodeTables(Variables):
+    """The trees of symmetric groups as the tables of markers.c.j2 and pseudosort.c.j2
+    (node_tables)."""
+
+    nodes: list[dict]
+    n_roots: int
+    widest: int
+    most_points: int
+    point_node: list[int]
+    point_member: list[int]
+
+
+@dataclass(frozen=True, kw_only=True)
+class MarkerTables(Variables):
+    """markers.c.j2's variables beyond _apply.c.j2's and _keys.c.j2's (markers_context)."""
+
+    marker_places: list[dict]
+    marker_messages: list[dict]
+    sn_entries: list[dict]
+    local_terms: list[dict]
+    local_messages: list[dict]
+    trees: NodeTables
+
+
+def markers_context(keys: Keys, roots: list[Node], n_pids: int, n_chans: int,
+                    moved_processes: list[ProcessSlot], moved_channels: list[ChannelSlot]) -> MarkerTables:
     """The variables of markers.c.j2 beyond those of _apply.c.j2 and _keys.c.j2, from
     ``keys`` (:func:`key_context`'s result) and ``roots`` (:func:`symmetric_trees`'s)."""
     moved = {p.pid for p in moved_processes} | {c_point(chan_point(c.id), n_pids) for c in moved_channels}
     extra_places, sn_entries, local_terms = [], [], []
-    for r in keys["relations"]:
+    for r in keys.relations:
         owner = r.owner
         owner_moved = owner in moved
         index_moved = r.index is not None and r.index in moved
@@ -72,19 +100,19 @@ def markers_context(keys: dict, roots: list[Node], n_pids: int, n_chans: int,
             "offset": r.offset, "guard": r.guard, "place": _is_place(r),
             "label": r.label, "mix": r.data})
     moved_ids = {c.id for c in moved_channels}
-    fixed_messages = [m for m in keys["message_relations"] if m["id"] not in moved_ids]
-    local_messages = [m for m in keys["message_relations"] if m["id"] in moved_ids]
-    return {
-        "marker_places": extra_places,
-        "marker_messages": fixed_messages,
-        "sn_entries": sn_entries,
-        "local_terms": local_terms,
-        "local_messages": local_messages,
-        **node_tables(roots, n_pids + n_chans),
-    }
+    fixed_messages = [m for m in keys.message_relations if m["id"] not in moved_ids]
+    local_messages = [m for m in keys.message_relations if m["id"] in moved_ids]
+    return MarkerTables(
+        marker_places=extra_places,
+        marker_messages=fixed_messages,
+        sn_entries=sn_entries,
+        local_terms=local_terms,
+        local_messages=local_messages,
+        trees=node_tables(roots, n_pids + n_chans),
+    )
 
 
-def node_tables(roots: list[Node], n_points: int) -> dict:
+def node_tables(roots: list[Node], n_points: int) -> NodeTables:
     """The trees as the tables of markers.c.j2: nodes numbered breadth first (the roots first,
     every parent before its children, the children of a node next to one another)."""
     nodes = breadth_first(roots)
@@ -102,16 +130,16 @@ def node_tables(roots: list[Node], n_points: int) -> dict:
     for n, node in enumerate(nodes):
         for m, point in enumerate(node.points):
             point_node[point], point_member[point] = n, m
-    return {
-        "nodes": [{"points": node.points, "children": len(node.children), "first_child": first,
+    return NodeTables(
+        nodes=[{"points": node.points, "children": len(node.children), "first_child": first,
                    "tree": tree, "level": level}
                   for node, first, tree, level in zip(nodes, first_child, tree_of, level_of)],
-        "n_roots": len(roots),
-        "widest": max(len(node.children) for node in nodes),
-        "most_points": max(1, max(len(node.points) for node in nodes)),
-        "point_node": point_node,
-        "point_member": point_member,
-    }
+        n_roots=len(roots),
+        widest=max(len(node.children) for node in nodes),
+        most_points=max(1, max(len(node.points) for node in nodes)),
+        point_node=point_node,
+        point_member=point_member,
+    )
 
 
 def _is_place(r: Relation) -> bool:

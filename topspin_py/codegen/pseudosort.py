@@ -39,6 +39,7 @@ reduction is complete (at least one state per orbit), and it depends on the decl
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import product
 
 from ..layout.panh import CField
@@ -48,10 +49,24 @@ from ..promela.model import Model
 from ..symmetry.detect import Group
 from ..symmetry.kinds import CHAN, PID, Kind
 from .trees import Node, breadth_first
+from .variables import Variables
+
+
+@dataclass(frozen=True, kw_only=True)
+class PseudosortTables(Variables):
+    """pseudosort.c.j2's variables beyond _apply.c.j2's and the node tables
+    (pseudosort_context)."""
+
+    compared_structs: list[dict]
+    point_struct: dict[int, str]
+    channel_struct: dict[int, str]
+    subtree: list[list[int]]
+    subtree_size: int
+    sort_order: list[int]
 
 
 def pseudosort_context(group: Group, layout: StateLayout, roots: list[Node], n_pids: int,
-                       global_arrays: list[dict]) -> dict:
+                       global_arrays: list[dict]) -> PseudosortTables:
     """The variables of pseudosort.c.j2 beyond _apply.c.j2's and markers.py's node tables."""
     model = group.model
     structs: dict[str, dict] = {}
@@ -72,14 +87,14 @@ def pseudosort_context(group: Group, layout: StateLayout, roots: list[Node], n_p
         structs[process.struct] = {"struct": process.struct, "fields": fields,
                                    "arrays": [] if model.refs is not None else global_arrays}
     subtree = [_subtree_points(node) for node in breadth_first(roots)]
-    return {
-        "compared_structs": list(structs.values()),
-        "point_struct": {p.pid: p.struct for p in layout.processes},
-        "channel_struct": {c.id: c.struct for c in layout.channels},
-        "subtree": subtree,
-        "subtree_size": max(len(points) for points in subtree),
-        "sort_order": sort_order(roots),
-    }
+    return PseudosortTables(
+        compared_structs=list(structs.values()),
+        point_struct={p.pid: p.struct for p in layout.processes},
+        channel_struct={c.id: c.struct for c in layout.channels},
+        subtree=subtree,
+        subtree_size=max(len(points) for points in subtree),
+        sort_order=sort_order(roots),
+    )
 
 
 def sort_order(roots: list[Node]) -> list[int]:

@@ -54,6 +54,7 @@ from ..resources import template_environment
 from ..symmetry.detect import Group
 from ..symmetry.kinds import CHAN, DATA, PID, GlobalSlot, domain_of
 from .chain import point_numbering, process_swaps, setwise_stabiliser, stabiliser_chain, value_points
+from .contexts import ChainSearch, Context, Descent, Keys, Markers, Minimising, Movements, Pseudosort, Shared, SwapTable
 from .invariants import key_context, symmetric_blocks
 from .markers import markers_context, node_tables
 from .minimising import climbing_set, inverse_images, minimising_set, swap_classes
@@ -81,7 +82,7 @@ class Setting:
     layout: StateLayout
     n_pids: int
     n_chans: int
-    shared: dict   # order, n_pids, n_chans, last_moved_slot, last_moved_channel and _movements'
+    shared: Shared
 
 
 def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enumerate") -> str:
@@ -95,19 +96,17 @@ def render_canonicaliser(group: Group, layout: StateLayout, strategy: str = "enu
     n_chans = max((c.id for c in layout.channels), default=0)
     constants = _slot_constants(group, layout)
     layout = _as_the_group_acts(layout, constants, _moved_domains(group))
-    movements = _movements(group, layout, n_pids, n_chans)
-    movements.update(domains=_domain_tables(group, n_pids, n_chans), slot_constants=constants,
-                     n_values=len(value_points(group, n_pids, n_chans)))
-    shared = {"order": group.order, "n_pids": n_pids, "n_chans": n_chans,
-              "last_moved_slot": max((p.slot for p in movements["moved_processes"]), default=-1),
-              "last_moved_channel": max((c.id for c in movements["moved_channels"]), default=0),
-              **movements}
+    movements = _movements(group, layout, n_pids, n_chans, constants)
+    shared = Shared(order=group.order, n_pids=n_pids, n_chans=n_chans,
+                    last_moved_slot=max((p.slot for p in movements.moved_processes), default=-1),
+                    last_moved_channel=max((c.id for c in movements.moved_channels), default=0),
+                    movements=movements)
     context = FAMILIES[chosen.family](chosen, Setting(group, layout, n_pids, n_chans, shared))
     return template_environment().get_template(chosen.template).render(
-        strategy=chosen.name, exactness=chosen.exactness, **context)
+        strategy=chosen.name, exactness=chosen.exactness, **context.variables())
 
 
-def _chain_search(strategy: Strategy, setting: Setting) -> dict:
+def _chain_search(strategy: Strategy, setting: Setting) -> ChainSearch:
     """The exact strategies: a search of the group's stabiliser chain (chain.py), one chain per
     state of init's start-up (_start_up_chains); with keys, only the elements whose images have
     the least keys slot by slot are applied (segmented's, or refine's refined ones), and swaps
@@ -118,25 +117,26 @@ def _chain_search(strategy: Strategy, setting: Setting) -> dict:
                            hint=f"{strategy.name} handles groups of up to {MAX_ENUMERATED_ELEMENTS} elements; "
                                 "use --strategy refine (or auto)")
     chains, start_up, start_up_channels = _start_up_chains(group, layout, n_pids, n_chans,
-                                                           setting.shared["last_moved_slot"])
-    context = {**setting.shared, "chains": chains, "start_up": start_up, "start_up_channels": start_up_channels,
-               "keyed": strategy.keys is not None, "cheap_swaps": False, "blocks": None}
+                                                           setting.shared.last_moved_slot)
+    movements = setting.shared.movements
+    keys, blocks, swaps = None, None, None
     if strategy.keys == "refined":
-        context.update(_key_context(group, layout, context))
-        context["blocks"] = symmetric_blocks(group, n_pids)
+        keys = _key_context(group, layout, movements)
+        blocks = symmetric_blocks(group, n_pids)
     elif strategy.keys == "segmented":
-        context.update(_segmented_keys(group, layout, context))
+        keys = _segmented_keys(group, layout, movements)
     elif strategy.keys is not None:
         raise AssertionError(f"{strategy.name}: unknown keys {strategy.keys!r}")
     if strategy.keys is not None:
-        context.update(_swaps(group, layout, n_pids, n_chans))
+        swaps = _swaps(group, layout, n_pids, n_chans)
         # A swap prunes the search of a start-up chain only if it is in that chain's subgroup:
         # if it maps the existing points to existing points.
         for chain in chains:
             existing = chain["existing"]
             chain["swap_ok"] = [int(existing is None or all(row[q] in existing for q in existing))
-                                for row in context["swaps"]]
-    return context
+                                for row in swaps.swaps]
+    return ChainSearch(shared=setting.shared, chains=chains, start_up=start_up, start_up_channels=start_up_channels,
+                       keyed=strategy.keys is not None, blocks=blocks, keys=keys, swaps=swaps)
 
 
 def _symmetric_trees(strategy: Strategy, setting: Setting) -> list:
@@ -154,63 +154,58 @@ def _symmetric_trees(strategy: Strategy, setting: Setting) -> list:
     return roots
 
 
-def _pseudosort(strategy: Strategy, setting: Setting) -> dict:
+def _pseudosort(strategy: Strategy, setting: Setting) -> Pseudosort:
     """The pseudo-sort of [DG01] (pseudosort.py).  No chain: while init starts the processes,
     a state is left as it is."""
     roots = _symmetric_trees(strategy, setting)
-    context = dict(setting.shared)
-    context.update(node_tables(roots, setting.n_pids + setting.n_chans))
-    context.update(pseudosort_context(setting.group, setting.layout, roots, setting.n_pids,
-                                      context["global_arrays"]))
-    return context
+    return Pseudosort(shared=setting.shared, trees=node_tables(roots, setting.n_pids + setting.n_chans),
+                      tables=pseudosort_context(setting.group, setting.layout, roots, setting.n_pids,
+                                                setting.shared.movements.global_arrays))
 
 
-def _markers(strategy: Strategy, setting: Setting) -> dict:
+def _markers(strategy: Strategy, setting: Setting) -> Markers:
     """The markers of [BDLM07] (markers.py), exact or, for an approximate strategy, with every
     value inside a block renamed to its class.  No chain: while init starts the processes, a
     state is left as it is."""
     roots = _symmetric_trees(strategy, setting)
-    context = dict(setting.shared)
-    keys = _key_context(setting.group, setting.layout, context)
+    movements = setting.shared.movements
     # The markers are those of [BDLM07] (Def. 4), without refinement; no tie is decided by
     # comparing slots.
-    keys.update(refine_rounds=0, cheap_swaps=False)
-    context.update(keys)
-    context.update(markers_context(keys, roots, setting.n_pids, setting.n_chans,
-                                   context["moved_processes"], context["moved_channels"]))
-    context.update(approx=strategy.exactness == "approximate")
-    return context
+    keys = dataclasses.replace(_key_context(setting.group, setting.layout, movements),
+                               refine_rounds=0, cheap_swaps=False)
+    return Markers(shared=setting.shared, keys=keys,
+                   tables=markers_context(keys, roots, setting.n_pids, setting.n_chans,
+                                          movements.moved_processes, movements.moved_channels),
+                   approx=strategy.exactness == "approximate")
 
 
-def _descent(strategy: Strategy, setting: Setting) -> dict:
+def _descent(strategy: Strategy, setting: Setting) -> Descent:
     """The element sets of sorted.c.j2 and localsearch.c.j2 (minimising.py): ``climbing``, the
     generators, their inverses and the process swaps; ``minimising``, a minimising set, with
     sorted's keys and classes of interchangeable processes."""
     group, layout, n_pids, n_chans = setting.group, setting.layout, setting.n_pids, setting.n_chans
-    context = dict(setting.shared)
     table = _swaps(group, layout, n_pids, n_chans)
-    swaps = {(x, y): table["swaps"][row] for x, rows in enumerate(table["swap_index"])
+    swaps = {(x, y): table.swaps[row] for x, rows in enumerate(table.swap_index)
              for y, row in enumerate(rows) if row >= 0}
     if strategy.elements == "climbing":
-        context["elements"] = climbing_set(group, n_pids, n_chans, swaps)
-        return context
+        return Descent(shared=setting.shared, elements=climbing_set(group, n_pids, n_chans, swaps))
     if strategy.elements != "minimising":
         raise AssertionError(f"{strategy.name}: unknown elements {strategy.elements!r}")
     elements = minimising_set(group, stabiliser_chain(group, n_pids, n_chans), swaps)
     # Refined keys (invariants.py): on e-mail, clients tied on their own data differ by the
     # pids their messages carry.  No tie is decided by comparing markers (ts_same_marker).
-    keys = _key_context(group, layout, context)
-    keys["cheap_swaps"] = False
-    context.update(elements=elements, inverses=inverse_images(elements),
-                   classes=swap_classes(swaps, n_pids), ties_fixed=_keys_are_whole(context, keys),
-                   swaps_move_channels=any(images[q] != q for images in swaps.values()
-                                           for q in range(n_pids, n_pids + n_chans)),
-                   **table, **keys)
-    return context
+    movements = setting.shared.movements
+    keys = dataclasses.replace(_key_context(group, layout, movements), cheap_swaps=False)
+    minimising = Minimising(inverses=inverse_images(elements), classes=swap_classes(swaps, n_pids),
+                            ties_fixed=_keys_are_whole(movements, keys),
+                            swaps_move_channels=any(images[q] != q for images in swaps.values()
+                                                    for q in range(n_pids, n_pids + n_chans)),
+                            table=table, keys=keys)
+    return Descent(shared=setting.shared, elements=elements, minimising=minimising)
 
 
 # The code generator of each family (registry.Strategy.family).
-FAMILIES: dict[str, Callable[[Strategy, Setting], dict]] = {
+FAMILIES: dict[str, Callable[[Strategy, Setting], Context]] = {
     "chain": _chain_search,
     "descent": _descent,
     "markers": _markers,
@@ -218,7 +213,7 @@ FAMILIES: dict[str, Callable[[Strategy, Setting], dict]] = {
 }
 
 
-def _keys_are_whole(movements: dict, keys: dict) -> bool:
+def _keys_are_whole(movements: Movements, keys: Keys) -> bool:
     """Whether a process's key holds everything a group element can change about it: no
     channel moves, no process or message holds a pid or channel id, every array indexed by
     pid is data in the keys, and the only places holding pids are global places the keys
@@ -226,12 +221,12 @@ def _keys_are_whole(movements: dict, keys: dict) -> bool:
     same slot, the same array entries and, as a global place names one process, to itself if
     any place names it: it fixes the state (up to a collision of the 64-bit keys, which could
     only cost reduction), and sorted.c.j2 need not apply it."""
-    key_places = {place["place"].path for place in keys["places"] if place["kind"] == "P"}
-    return (not movements["moved_channels"] and not movements["local_values"]
-            and not movements["local_arrays"] and not movements["message_values"]
-            and {a["path"] for a in movements["global_arrays"]} <= {a["path"] for a in keys["key_arrays"]}
+    key_places = {place["place"].path for place in keys.places if place["kind"] == "P"}
+    return (not movements.moved_channels and not movements.local_values
+            and not movements.local_arrays and not movements.message_values
+            and {a["path"] for a in movements.global_arrays} <= {a["path"] for a in keys.key_arrays}
             and all(v["rename"] == "pid" and v["place"].path in key_places
-                    for v in movements["global_values"]))
+                    for v in movements.global_values))
 
 
 def _start_up_chains(group: Group, layout: StateLayout, n_pids: int, n_chans: int,
@@ -303,14 +298,14 @@ def _chain_context(chain, description: str, existing: frozenset[int] | None) -> 
     return {"levels": chain.levels, "first": first, "description": description, "existing": existing}
 
 
-def _swaps(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> dict:
+def _swaps(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> SwapTable:
     """The swap elements of segmented's pruning, as a table by pair of pids (-1: none)."""
     swaps = process_swaps(group, n_pids, n_chans, {p.pid: p.channels for p in layout.processes})
     rows = sorted(set(swaps.values())) or [tuple(range(n_pids + n_chans + len(value_points(group, n_pids, n_chans))))]
     row_of = {images: i for i, images in enumerate(rows)}
     index = [[row_of[swaps[(x, y)]] if (x, y) in swaps else -1 for y in range(n_pids)]
              for x in range(n_pids)]
-    return {"swaps": rows, "swap_index": index}
+    return SwapTable(swaps=rows, swap_index=index)
 
 
 def _static_channel_names(group: Group) -> set[str]:
@@ -318,8 +313,9 @@ def _static_channel_names(group: Group) -> set[str]:
     return {v.name for v in group.model.globals if v.init is not None and type(v.init).__name__ == "ChanInit"}
 
 
-def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> dict:
-    """What a group element moves and renames, for _apply.c.j2."""
+def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int, constants: list[dict]) -> Movements:
+    """What a group element moves and renames, for _apply.c.j2; ``constants``: the parameters
+    each process keeps in its slot (_slot_constants)."""
     model = group.model
     # A receive into _pid gives a process a pid not its own: _pid is then renamed like any pid.
     pid_received = bool(model.receives_into_pid())
@@ -332,24 +328,24 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
         moved_pids.update(p for p in range(n_pids) if generator.pid(p) != p)
         moved_chans.update(c for c in range(1, n_chans + 1) if generator.chan(c) != c)
     domains = _moved_domains(group)
-    return {
-        "pid_received": pid_received,
-        "moved_processes": [p for p in layout.processes if p.pid in moved_pids],
-        "moved_channels": [c for c in layout.channels if c.id in moved_chans],
+    return Movements(
+        pid_received=pid_received,
+        moved_processes=[p for p in layout.processes if p.pid in moved_pids],
+        moved_channels=[c for c in layout.channels if c.id in moved_chans],
         # A global channel array indexed by pid holds its own channels' ids for ever: its
         # channels move with the pids (symmetry/validity/, channel_ref), the array stays.
-        "global_arrays": [_array(f) for f in layout.globals if f.pid_indexed and f.in_state_vector
+        global_arrays=[_array(f) for f in layout.globals if f.pid_indexed and f.in_state_vector
                           and not (isinstance(f.source, GlobalSlot) and f.source.name in static_names)],
-        "global_values": [_value(f, place, domains) for f in layout.state_fields if _renamed_here(f, domains)
+        global_values=[_value(f, place, domains) for f in layout.state_fields if _renamed_here(f, domains)
                           and not (isinstance(f.source, GlobalSlot) and f.source.name in static_names)
                           for place in places_of(f, IMAGE)],
-        "local_arrays": [
+        local_arrays=[
             {"place": member(IMAGE, f.path[0].name, proc),
              "length": f.path[0].length, "slot": proc.slot, "offset": f.index_offset}
             for proc in layout.processes
             for f in layout.proctypes[proc.proctype].fields if f.pid_indexed
         ],
-        "local_values": [
+        local_values=[
             {"slot": proc.slot, "values": values}
             for proc in layout.processes
             for values in [[_value(f, place, domains) for f in layout.proctypes[proc.proctype].fields
@@ -359,26 +355,29 @@ def _movements(group: Group, layout: StateLayout, n_pids: int, n_chans: int) -> 
                                 "rename": "pid", "domain": None, "offset": 0}] if pid_received else [])]
             if values
         ],
-        "message_values": [
+        message_values=[
             {"id": chan.id, "struct": chan.struct, "capacity": layout.channel_types[chan.struct].capacity,
              "fields": [{"name": f.path[-1].name, **_mapping(f, domains)}
                         for f in layout.channel_types[chan.struct].value_fields if _renamed_here(f, domains)]}
             for chan in layout.channels
             if any(_renamed_here(f, domains) for f in layout.channel_types[chan.struct].value_fields)
         ],
-    }
+        domains=_domain_tables(group, n_pids, n_chans),
+        slot_constants=constants,
+        n_values=len(value_points(group, n_pids, n_chans)),
+    )
 
 
-def _key_context(group: Group, layout: StateLayout, movements: dict) -> dict:
+def _key_context(group: Group, layout: StateLayout, movements: Movements) -> Keys:
     """_keys.c.j2's variables (invariants.key_context) for the points the group moves."""
     constant_members: dict[str, set[str]] = {}
-    for constant in movements.get("slot_constants", ()):
+    for constant in movements.slot_constants:
         constant_members.setdefault(constant["struct"], set()).add(constant["member"])
-    return key_context(layout, movements["moved_processes"], movements["moved_channels"],
+    return key_context(layout, movements.moved_processes, movements.moved_channels,
                        _static_channel_names(group), constant_members)
 
 
-def _segmented_keys(group: Group, layout: StateLayout, movements: dict) -> dict:
+def _segmented_keys(group: Group, layout: StateLayout, movements: Movements) -> Keys:
     """The keys of the segmented strategy ([BDH02], [BDLM07] section 2), spelt by _keys.c.j2
     (invariants.py): a process's slot with its pid and channel values masked, its own elements
     of the global data arrays indexed by pid, the global places that name it, and, after one
@@ -389,10 +388,9 @@ def _segmented_keys(group: Group, layout: StateLayout, movements: dict) -> dict:
     elements, which is all the search needs to stay exact; the other relations (pids held in
     slots and messages) are `refine`'s, and no tie is decided by comparing markers."""
     keys = _key_context(group, layout, movements)
-    named_channels = [r for r in keys["relations"] if r.kind == "C" and r.index is None]
-    keys.update(relations=named_channels, message_relations=[], refine_rounds=1 if named_channels else 0,
-                cheap_swaps=False)
-    return keys
+    named_channels = [r for r in keys.relations if r.kind == "C" and r.index is None]
+    return dataclasses.replace(keys, relations=named_channels, message_relations=[],
+                               refine_rounds=1 if named_channels else 0, cheap_swaps=False)
 
 
 def _refuse_unsupported(layout: StateLayout) -> None:
