@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from model_files import built_pan_errors
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
@@ -92,14 +93,6 @@ SYMMETRIC_MODEL = "byte x = 255;\nactive [3] proctype P() { end: do :: x = _pid 
 CLAIM_ON_PID_1 = "never { do :: x == 1 -> break :: else od }\n"
 
 
-def pan_errors(directory: Path, flags: list[str]) -> int:
-    subprocess.run(["gcc", "-O1", "-w", *flags, "-o", "pan", "pan.c"], cwd=directory, check=True)
-    out = subprocess.run(["./pan"], cwd=directory, capture_output=True, text=True).stdout
-    errors = re.search(r"errors: (\d+)", out)
-    assert errors, out
-    return int(errors.group(1))
-
-
 def spin_with_separate_claim(directory: Path) -> None:
     (directory / "m.pml").write_text(SYMMETRIC_MODEL)
     (directory / "claim.pml").write_text(CLAIM_ON_PID_1)
@@ -109,12 +102,12 @@ def spin_with_separate_claim(directory: Path) -> None:
 
 def test_patch_restricts_the_group_to_a_claim_given_with_N(tmp_path):
     spin_with_separate_claim(tmp_path)
-    assert pan_errors(tmp_path, []) == 1          # the reference: plain pan finds it
+    assert built_pan_errors(tmp_path, []) == 1          # the reference: plain pan finds it
     proc = cli("patch", str(tmp_path / "pan.c"), "--model", str(tmp_path / "m.pml"))
     assert proc.returncode == 0, proc.stderr
     assert f"with the never claim of {tmp_path / 'claim.pml'}, checked against pan.c" in proc.stdout
     assert "group order 2," in proc.stdout
-    assert pan_errors(tmp_path, ["-DTOPSPIN_SYM"]) == 1
+    assert built_pan_errors(tmp_path, ["-DTOPSPIN_SYM"]) == 1
 
 
 @pytest.mark.parametrize("change,message", [
@@ -143,7 +136,7 @@ def test_patch_with_the_models_own_claim(tmp_path):
     proc = cli("patch", str(tmp_path / "pan.c"), "--model", str(tmp_path / "m.pml"))
     assert proc.returncode == 0, proc.stderr
     assert "claims: never_0\n" in proc.stdout and "group order 2," in proc.stdout
-    assert pan_errors(tmp_path, ["-DTOPSPIN_SYM"]) == 1
+    assert built_pan_errors(tmp_path, ["-DTOPSPIN_SYM"]) == 1
 
 
 def test_patch_under_noclaim_still_needs_the_claim_file(tmp_path):
@@ -155,7 +148,7 @@ def test_patch_under_noclaim_still_needs_the_claim_file(tmp_path):
     spin_with_separate_claim(tmp_path)
     claim = (tmp_path / "claim.pml").read_text()
     (tmp_path / "claim.pml").unlink()
-    assert pan_errors(tmp_path, ["-DNOCLAIM"]) == 0
+    assert built_pan_errors(tmp_path, ["-DNOCLAIM"]) == 0
     proc = cli("patch", str(tmp_path / "pan.c"), "--model", str(tmp_path / "m.pml"), "-DNOCLAIM")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "its text was not found" in proc.stderr and "without -N" in proc.stderr
@@ -163,7 +156,7 @@ def test_patch_under_noclaim_still_needs_the_claim_file(tmp_path):
     proc = cli("patch", str(tmp_path / "pan.c"), "--model", str(tmp_path / "m.pml"), "-DNOCLAIM")
     assert proc.returncode == 0, proc.stderr
     assert "claims: none checked (-DNOCLAIM)" in proc.stdout and "group order 6," in proc.stdout
-    assert pan_errors(tmp_path, ["-DNOCLAIM", "-DTOPSPIN_SYM"]) == 0
+    assert built_pan_errors(tmp_path, ["-DNOCLAIM", "-DTOPSPIN_SYM"]) == 0
 
 
 def test_a_group_found_under_noclaim_refuses_a_build_that_checks_the_claim(tmp_path):
@@ -172,22 +165,14 @@ def test_a_group_found_under_noclaim_refuses_a_build_that_checks_the_claim(tmp_p
     # reduced one would miss plain pan's violation, so the canonicaliser refuses that build.
     (tmp_path / "m.pml").write_text(SYMMETRIC_MODEL + CLAIM_ON_PID_1)
     subprocess.run(["spin", "-a", "m.pml"], cwd=tmp_path, check=True, capture_output=True)
-    assert pan_errors(tmp_path, []) == 1
+    assert built_pan_errors(tmp_path, []) == 1
     proc = cli("patch", str(tmp_path / "pan.c"), "--model", str(tmp_path / "m.pml"), "-DNOCLAIM")
     assert proc.returncode == 0 and "group order 6," in proc.stdout, proc.stderr
     build = subprocess.run(["gcc", "-w", "-DTOPSPIN_SYM", "-o", "pan", "pan.c"], cwd=tmp_path,
                            capture_output=True, text=True)
     assert build.returncode != 0 and "generated for a pan built with -DNOCLAIM" in build.stderr
-    assert pan_errors(tmp_path, ["-DNOCLAIM", "-DTOPSPIN_SYM"]) == 0   # as plain pan under -DNOCLAIM
-    assert pan_errors(tmp_path, []) == 1                               # SPIN's verifier, as spliced
-
-
-def _errors(directory: Path, flags: list[str]) -> int:
-    subprocess.run(["gcc", "-O1", "-w", *flags, "-o", "pan", "pan.c"], cwd=directory, check=True)
-    out = subprocess.run(["./pan"], cwd=directory, capture_output=True, text=True).stdout
-    found = re.search(r"errors: (\d+)", out)
-    assert found is not None, out
-    return int(found.group(1))
+    assert built_pan_errors(tmp_path, ["-DNOCLAIM", "-DTOPSPIN_SYM"]) == 0   # as plain pan under -DNOCLAIM
+    assert built_pan_errors(tmp_path, []) == 1                               # SPIN's verifier, as spliced
 
 
 def test_generate_puts_the_claim_of_spins_N_FILE_into_pan_c(tmp_path):
@@ -199,10 +184,10 @@ def test_generate_puts_the_claim_of_spins_N_FILE_into_pan_c(tmp_path):
     plain.mkdir()
     subprocess.run(["spin", "-a", "-DBUG", "-N", str(claim), str(model)], cwd=plain, check=True,
                    capture_output=True)
-    expected = _errors(plain, ["-DBUG"])
+    expected = built_pan_errors(plain, ["-DBUG"])
     assert expected == 1
     out = tmp_path / "gen"
     proc = cli("generate", str(model), "-o", str(out), "-DBUG", "--spin", "-N", "--spin", str(claim))
     assert proc.returncode == 0, proc.stderr
     assert "never_0" in (out / "pan.c").read_text(encoding="latin-1")
-    assert _errors(out, ["-DBUG", "-DTOPSPIN_SYM"]) == expected
+    assert built_pan_errors(out, ["-DBUG", "-DTOPSPIN_SYM"]) == expected

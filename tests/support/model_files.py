@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import subprocess
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 
 
@@ -20,8 +21,14 @@ def pan_errors(tmp_path: Path, model: Path) -> int:
     """Run plain spin + gcc + pan on ``model`` (in ``tmp_path``); the number of errors pan
     reports.  The oracle of the soundness checks: it reads nothing of topspin-py."""
     subprocess.run(["spin", "-a", model.name], cwd=tmp_path, check=True, capture_output=True)
-    subprocess.run(["gcc", "-w", "-O1", "-o", "pan", "pan.c"], cwd=tmp_path, check=True)
-    out = subprocess.run(["./pan"], cwd=tmp_path, capture_output=True, text=True).stdout
+    return built_pan_errors(tmp_path)
+
+
+def built_pan_errors(directory: Path, flags: Sequence[str] = ()) -> int:
+    """Compile the pan.c in ``directory`` with ``flags`` and run pan; the number of errors it
+    reports."""
+    subprocess.run(["gcc", "-w", "-O1", *flags, "-o", "pan", "pan.c"], cwd=directory, check=True)
+    out = subprocess.run(["./pan"], cwd=directory, capture_output=True, text=True).stdout
     found = re.search(r"errors: (\d+)", out)
     assert found is not None, out
     return int(found.group(1))
